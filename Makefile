@@ -1,0 +1,34 @@
+# AutoHeal — see README.md.
+GO        ?= go
+SCENARIO  ?= ../shared/scenarios/examples/checkout-fails-payment-typeerror
+EXAMPLES  ?= ../shared/scenarios/examples
+CORPUS    ?= testdata/scenarios
+BIN       := bin/bot
+
+.PHONY: all build test test-short vet bench demo eval fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/bot
+
+# The one test command (CI runs it too). Finds or starts a Redis.
+test:
+	./scripts/with-redis.sh $(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+# Benchmarks print figures and ratios; no timing assertions live in tests.
+bench:
+	./scripts/with-redis.sh ./scripts/bench.sh
+
+# The whole flow against the simulators (and an embedded Redis when REDIS_URL is unset).
+demo: build
+	./$(BIN) demo --scenario $(SCENARIO)
+
+eval: build
+	./$(BIN) eval $(EXAMPLES) $(CORPUS)
+
+clean:
+	rm -rf bin

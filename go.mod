@@ -1,0 +1,22 @@
+module github.com/autoheal/autoheal
+
+go 1.26.8
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/go-github/v62 v62.0.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/mark3labs/mcp-go v1.2.1 // indirect
+	github.com/prometheus/alertmanager v0.35.0 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	github.com/sashabaranov/go-openai v1.43.0 // indirect
+	github.com/slack-go/slack v0.35.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
