@@ -67,7 +67,9 @@ type v1Traces struct {
 
 func micros(t time.Time) string { return strconv.FormatInt(t.UnixMicro(), 10) }
 
-func serviceOf(tr scenario.Trace, s scenario.Span) string { return tr.Processes[s.ProcessID].ServiceName }
+func serviceOf(tr scenario.Trace, s scenario.Span) string {
+	return tr.Processes[s.ProcessID].ServiceName
+}
 
 func TestV1ServicesAndOperations(t *testing.T) {
 	sc := loadScenario(t, "ad-npe-missing-context")

@@ -167,9 +167,9 @@ func TestV3TraceByIDMatchesV1(t *testing.T) {
 
 	type got struct {
 		service, parent, name string
-		kind, code           int
-		message              string
-		start                string
+		kind, code            int
+		message               string
+		start                 string
 	}
 	spans := map[string]got{}
 	for _, rs := range res.Result.ResourceSpans {
