@@ -1,10 +1,14 @@
 package investigate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // Availability says whether a capability can be used and, if not, why.
@@ -75,3 +79,55 @@ func KindOf(err error) ErrorKind {
 
 // ErrUnknownTool is returned by Call for a tool name the capability does not own.
 var ErrUnknownTool = errors.New("unknown tool")
+
+// Schema builds a JSON schema for a tool's arguments object.
+func Schema(props map[string]any, required ...string) json.RawMessage {
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool schema: %v", err)) // schemas are literals; a failure is a programming error
+	}
+	return b
+}
+
+// DecodeArgs decodes a tool's JSON arguments strictly: unknown fields and
+// malformed JSON become invalid_args errors naming the problem.
+func DecodeArgs(args json.RawMessage, v any) error {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return NewToolError(ErrKindInvalidArgs, "arguments", err)
+	}
+	return nil
+}
+
+// ParseTime accepts RFC 3339 or unix seconds/milliseconds/microseconds/nanoseconds.
+func ParseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("time %q: want RFC 3339 or a unix timestamp", s)
+	}
+	switch {
+	case n > 1e17:
+		return time.Unix(0, n), nil
+	case n > 1e14:
+		return time.UnixMicro(n), nil
+	case n > 1e11:
+		return time.UnixMilli(n), nil
+	default:
+		return time.Unix(n, 0), nil
+	}
+}

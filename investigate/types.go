@@ -128,6 +128,9 @@ const (
 	KindSourceAnchor      FindingKind = "source_anchor"
 	KindK8sEvent          FindingKind = "k8s_event"
 	KindManifest          FindingKind = "manifest" // a deployment manifest setting tied to the cause
+	// KindCallEdge records that Peer calls Service (Count calls seen); it lets
+	// the engine tell victims from culprits. Not shown as evidence.
+	KindCallEdge FindingKind = "call_edge"
 )
 
 // Frame is one stack frame as the runtime printed it.

@@ -1,0 +1,106 @@
+package investigate
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// exceptionTypeRE finds a runtime's error type name in a message:
+// java.lang.NullPointerException, TypeError, System.NullReferenceException...
+var exceptionTypeRE = regexp.MustCompile(`\b((?:[a-z][\w]*\.)*[A-Z][\w$]*(?:Exception|Error|Fault))\b`)
+
+// ExceptionType extracts the first error type name of a message.
+func ExceptionType(text string) string {
+	if m := exceptionTypeRE.FindStringSubmatch(text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// Quote shortens evidence to at most n runes on one line.
+func Quote(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// TextFinding turns an error text (a log line, an exception message plus
+// stack trace, a Kubernetes event message) into a finding when it matches
+// the fingerprint catalogue. ok is false for texts that match nothing.
+func TextFinding(kind FindingKind, family Family, service, text string, at time.Time) (Finding, bool) {
+	s := Best(text)
+	if s == nil {
+		return Finding{}, false
+	}
+	f := Finding{
+		Kind:      kind,
+		Family:    family,
+		Service:   service,
+		ErrorType: s.ErrorType,
+		Signature: s.ID,
+		Time:      at,
+		LastTime:  at,
+		Count:     1,
+		Exception: ExceptionType(text),
+		Quote:     Quote(errorLine(text, s), 200),
+	}
+	f.Frames = ParseStack(text)
+	if top, ok := TopAppFrame(f.Frames); ok {
+		f.File, f.Line, f.Function = top.File, top.Line, top.Function
+	}
+	if len(f.Frames) > 12 {
+		f.Frames = f.Frames[:12]
+	}
+	return f, true
+}
+
+// errorLine picks the line of a multi-line text where the signature matched,
+// so quotes show the error rather than a preamble.
+func errorLine(text string, s *Signature) string {
+	text = strings.ReplaceAll(text, `\n`, "\n")
+	loc := s.Pattern.FindStringIndex(text)
+	if loc == nil {
+		return text
+	}
+	start := strings.LastIndex(text[:loc[0]], "\n") + 1
+	end := strings.Index(text[loc[0]:], "\n")
+	if end < 0 {
+		return text[start:]
+	}
+	line := text[start : loc[0]+end]
+	// JSON-encoded lines carry the interesting part after a long prefix.
+	if len(line) > 240 && loc[0]-start > 80 {
+		line = text[max(start, loc[0]-80) : loc[0]+end]
+	}
+	return line
+}
+
+var (
+	uuidRE   = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+	hexRE    = regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{8,}\b`)
+	ipPortRE = regexp.MustCompile(`\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b`)
+	numRE    = regexp.MustCompile(`\b\d+(?:\.\d+)?\b`)
+	tsRE     = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
+)
+
+// Template normalizes a message for grouping: ids, numbers, addresses and
+// timestamps become placeholders so that one error repeated with different
+// request ids forms one pattern.
+func Template(s string) string {
+	s = Quote(s, 300)
+	s = tsRE.ReplaceAllString(s, "<ts>")
+	s = uuidRE.ReplaceAllString(s, "<uuid>")
+	s = ipPortRE.ReplaceAllString(s, "<addr>")
+	s = hexRE.ReplaceAllString(s, "<hex>")
+	s = numRE.ReplaceAllString(s, "<n>")
+	return s
+}

@@ -1,0 +1,161 @@
+package investigate
+
+import (
+	"regexp"
+	"sort"
+)
+
+// Role says what a signature tells about causality.
+type Role string
+
+const (
+	// RoleCause: the error is raised where the defect or the faulty resource is.
+	RoleCause Role = "cause"
+	// RolePropagated: the error reports a failure of something else
+	// (UNAVAILABLE from a callee, 502 from an upstream): it points away.
+	RolePropagated Role = "propagated"
+	// RoleSymptom: a consequence whose cause must be found elsewhere
+	// (CrashLoopBackOff says a container keeps exiting, not why).
+	RoleSymptom Role = "symptom"
+)
+
+// Signature is one entry of the fingerprint catalogue.
+type Signature struct {
+	ID        string
+	Runtime   string // java, go, python, node, dotnet, k8s, any
+	Pattern   *regexp.Regexp
+	ErrorType ErrorType
+	// Bucket is the usual classification when nothing else decides.
+	Bucket Bucket
+	Role   Role
+	// Infra marks signatures that describe the platform rather than the code.
+	Infra bool
+	// Weight orders signatures when several match (more specific wins).
+	Weight int
+	Title  string
+}
+
+func sig(id, runtime, pattern string, et ErrorType, b Bucket, role Role, infra bool, weight int, title string) Signature {
+	return Signature{ID: id, Runtime: runtime, Pattern: regexp.MustCompile(pattern), ErrorType: et, Bucket: b,
+		Role: role, Infra: infra, Weight: weight, Title: title}
+}
+
+// Catalogue is the fingerprint catalogue, most specific first within a runtime.
+// Adding a fingerprint: append a sig(...) line with a unique id and a test
+// case in fingerprint_test.go.
+var Catalogue = []Signature{
+	// Java / JVM
+	sig("java-npe", "java", `java\.lang\.NullPointerException|\bNullPointerException\b`, ErrNullPointer, BucketCodeBug, RoleCause, false, 90, "Java NullPointerException"),
+	sig("java-oom", "java", `java\.lang\.OutOfMemoryError`, ErrOOM, BucketInfrastructure, RoleCause, true, 85, "JVM OutOfMemoryError"),
+	sig("java-cme", "java", `ConcurrentModificationException`, ErrRace, BucketFlake, RoleCause, false, 88, "concurrent modification of a collection"),
+	sig("java-hikari", "java", `HikariPool-\d+ - Connection is not available|Connection is not available, request timed out|Timeout waiting for (?:idle object|connection from pool)|Cannot get a connection, pool error|Unable to acquire JDBC Connection`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "database connection pool exhausted"),
+	sig("java-numberformat", "java", `NumberFormatException`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "unparseable number in input data"),
+	sig("java-json", "java", `JsonParseException|MismatchedInputException|InvalidFormatException|UnrecognizedPropertyException|JsonMappingException|DateTimeParseException`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "payload does not match the expected format"),
+	sig("java-runtime", "java", `java\.lang\.(?:IllegalStateException|IllegalArgumentException|ClassCastException|ArithmeticException|(?:Array)?IndexOutOfBoundsException|StringIndexOutOfBoundsException|UnsupportedOperationException)|java\.util\.NoSuchElementException`, ErrRuntime, BucketCodeBug, RoleCause, false, 60, "Java runtime exception"),
+	sig("java-ssl", "java", `SSLHandshakeException|PKIX path building failed|CertificateExpiredException|SSLPeerUnverifiedException`, ErrTLS, BucketInfrastructure, RoleCause, true, 85, "TLS handshake / certificate failure"),
+	sig("java-unknownhost", "java", `UnknownHostException`, ErrNetwork, BucketInfrastructure, RoleCause, true, 75, "DNS name does not resolve"),
+	sig("java-sockettimeout", "java", `SocketTimeoutException|Read timed out|connect timed out`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 55, "socket timeout"),
+
+	// Go
+	sig("go-nil", "go", `invalid memory address or nil pointer dereference`, ErrNullPointer, BucketCodeBug, RoleCause, false, 90, "Go nil pointer dereference"),
+	sig("go-concurrent-map", "go", `concurrent map (?:writes|read and map write|iteration and map write)`, ErrRace, BucketFlake, RoleCause, false, 90, "concurrent map access (data race)"),
+	sig("go-race", "any", `WARNING: DATA RACE|data race detected`, ErrRace, BucketFlake, RoleCause, false, 88, "data race"),
+	sig("go-index", "go", `index out of range|slice bounds out of range`, ErrRuntime, BucketCodeBug, RoleCause, false, 80, "Go index out of range"),
+	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|assignment to entry in nil map|close of closed channel|send on closed channel|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
+	sig("go-fd", "any", `too many open files`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "file descriptors exhausted"),
+	sig("go-deadline", "any", `context deadline exceeded|code = DeadlineExceeded|\b4 DEADLINE_EXCEEDED\b|DEADLINE_EXCEEDED`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 55, "deadline exceeded waiting for a dependency"),
+
+	// Python
+	sig("py-nonetype", "python", `'NoneType' object (?:has no attribute|is not subscriptable|is not iterable|is not callable)|NoneType: None`, ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "Python None dereference"),
+	sig("py-pool", "python", `QueuePool limit of size \d+ overflow \d+ reached|TimeoutError: QueuePool|connection pool (?:exhausted|is full)|PoolTimeout|too many clients already|remaining connection slots are reserved`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "connection pool exhausted"),
+	sig("py-validation", "python", `pydantic.*ValidationError|ValidationError: \d+ validation error|json\.decoder\.JSONDecodeError|JSONDecodeError|UnicodeDecodeError|InvalidOperation: \[<class 'decimal`, ErrDataValidation, BucketBadData, RoleCause, false, 72, "invalid input data"),
+	sig("py-valueerror", "python", `\bValueError: (?:invalid literal|could not convert|time data .* does not match|Invalid isoformat)`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "unparseable value in input data"),
+	sig("py-runtime", "python", `\b(?:KeyError|IndexError|ZeroDivisionError|TypeError|AttributeError|RecursionError|UnboundLocalError|NameError|AssertionError): `, ErrRuntime, BucketCodeBug, RoleCause, false, 55, "Python runtime error"),
+
+	// Node.js
+	sig("node-undefined", "node", `TypeError: Cannot read propert(?:y|ies) of (?:undefined|null)|TypeError: Cannot (?:set|destructure) propert(?:y|ies) of (?:undefined|null)|undefined is not an object|Cannot read properties of (?:undefined|null)`, ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "JavaScript undefined/null dereference"),
+	sig("node-notfunction", "node", `TypeError: [\w$.\[\]'"]+ is not a function|ReferenceError: \w+ is not defined|RangeError: `, ErrRuntime, BucketCodeBug, RoleCause, false, 70, "JavaScript runtime error"),
+	sig("node-heap", "node", `JavaScript heap out of memory|FATAL ERROR: .*Allocation failed|Reached heap limit`, ErrOOM, BucketInfrastructure, RoleCause, true, 85, "Node.js heap exhausted"),
+	sig("node-json", "node", `SyntaxError: Unexpected (?:token|end of JSON input|non-whitespace)|in JSON at position \d+|is not valid JSON`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "malformed JSON payload"),
+
+	// .NET
+	sig("dotnet-nre", "dotnet", `System\.NullReferenceException|Object reference not set to an instance of an object`, ErrNullPointer, BucketCodeBug, RoleCause, false, 90, ".NET NullReferenceException"),
+	sig("dotnet-collection-modified", "dotnet", `Collection was modified; enumeration operation may not execute|Operations that change non-concurrent collections must have exclusive access`, ErrRace, BucketFlake, RoleCause, false, 88, "collection modified concurrently"),
+	sig("dotnet-format", "dotnet", `System\.FormatException|System\.OverflowException|System\.Text\.Json\.JsonException|Newtonsoft\.Json\.JsonReaderException`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "input data in an unexpected format"),
+	sig("dotnet-runtime", "dotnet", `System\.(?:InvalidOperationException|ArgumentException|ArgumentNullException|ArgumentOutOfRangeException|IndexOutOfRangeException|InvalidCastException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException|NotImplementedException)`, ErrRuntime, BucketCodeBug, RoleCause, false, 60, ".NET runtime exception"),
+	sig("dotnet-timeout", "dotnet", `TaskCanceledException|System\.TimeoutException|The operation was canceled|A task was canceled`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 50, ".NET timeout / cancellation"),
+
+	// Databases and data
+	sig("db-deadlock", "any", `deadlock detected|Deadlock found when trying to get lock|was deadlocked on lock resources`, ErrRace, BucketFlake, RoleCause, false, 80, "database deadlock"),
+	sig("db-constraint", "any", `violates (?:not-null|foreign key|unique|check) constraint|duplicate key value|Duplicate entry .* for key|IntegrityError|invalid input syntax for type|out of range for type|value too long for type`, ErrDataValidation, BucketBadData, RoleCause, false, 72, "data violates a database constraint"),
+	sig("schema-validation", "any", `schema validation failed|does not match schema|failed to (?:decode|unmarshal|deserialize)|cannot unmarshal|invalid character .* looking for|unexpected end of JSON input|malformed (?:record|payload|message|json)|poison (?:message|pill)|DeserializationException|SerializationException`, ErrDataValidation, BucketBadData, RoleCause, false, 68, "record does not match the expected schema"),
+
+	// Configuration and credentials
+	sig("missing-env", "any", `(?i)(?:environment variable|env var|env)\s+["'\x60]?[A-Z][A-Z0-9_]{2,}["'\x60]?\s+(?:is\s+)?(?:not set|missing|required|undefined|empty)|missing required (?:environment|env|config(?:uration)?)|required key \[?[A-Z_]+\]? missing|KeyError: '[A-Z][A-Z0-9_]{2,}'|(?:must|should) be set|no value for required`, ErrConfig, BucketInfrastructure, RoleCause, true, 86, "required configuration missing"),
+	sig("bad-credentials", "any", `password authentication failed|Access denied for user|(?i)authentication failed for user|invalid (?:username or password|credentials|api key|client secret)|WRONGPASS|NOAUTH Authentication required|SASL authentication failed|AuthenticationException|401 Unauthorized|InvalidClientTokenId|SignatureDoesNotMatch`, ErrConfig, BucketInfrastructure, RoleCause, true, 82, "credentials rejected"),
+	sig("config-parse", "any", `(?i)(?:invalid|bad|malformed) (?:configuration|config)|failed to (?:load|parse) (?:config|configuration|settings)|unknown configuration key|BeanCreationException|Could not resolve placeholder|ConfigurationException`, ErrConfig, BucketInfrastructure, RoleCause, true, 75, "invalid configuration"),
+
+	// TLS and network
+	sig("tls-cert", "any", `x509: certificate (?:has expired|is not valid|signed by unknown authority|is valid for)|certificate has expired|CERT_HAS_EXPIRED|certificate verify failed|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|SSL routines|tls: (?:handshake failure|bad certificate|failed to verify)|ERR_TLS_CERT`, ErrTLS, BucketInfrastructure, RoleCause, true, 88, "TLS certificate / handshake failure"),
+	sig("dns", "any", `no such host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bENOTFOUND\b|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|NXDOMAIN|server misbehaving|could not resolve host`, ErrNetwork, BucketInfrastructure, RoleCause, true, 78, "DNS resolution failure"),
+	sig("conn-refused", "any", `(?i)connection refused|ECONNREFUSED|actively refused`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 60, "connection refused by the callee"),
+	sig("conn-reset", "any", `ECONNRESET|connection reset by peer|broken pipe|EPIPE|socket hang up|unexpected EOF`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 50, "connection reset"),
+	sig("grpc-unavailable", "any", `code = Unavailable|\b14 UNAVAILABLE\b|StatusCode\.UNAVAILABLE|Status\(StatusCode="Unavailable"|UNAVAILABLE: `, ErrNetwork, BucketInfrastructure, RolePropagated, false, 45, "callee unavailable (gRPC UNAVAILABLE)"),
+	sig("upstream-5xx", "any", `no healthy upstream|upstream connect error|upstream request timeout|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|upstream prematurely closed`, ErrDependency, BucketInfrastructure, RolePropagated, false, 45, "upstream failure reported by a proxy"),
+	sig("rate-limited", "any", `429 Too Many Requests|(?i)rate limit(?:ed| exceeded)|TooManyRequests|Throttling(?:Exception)?:`, ErrDependency, BucketInfrastructure, RoleCause, false, 60, "throttled by a dependency"),
+	sig("timeout-generic", "any", `(?i)\btimed? ?out\b|ETIMEDOUT|ESOCKETTIMEDOUT|Gateway Timeout`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 35, "timeout"),
+	sig("disk-full", "any", `No space left on device|ENOSPC|disk quota exceeded`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 85, "disk full"),
+
+	// Kubernetes
+	sig("k8s-oomkilled", "k8s", `OOMKilled|OOM[- ]?killed|oom-kill|Memory cgroup out of memory|exit code 137|exitCode: 137|Exit Code:\s+137`, ErrOOM, BucketInfrastructure, RoleCause, true, 95, "container OOM-killed"),
+	sig("k8s-imagepull", "k8s", `ImagePullBackOff|ErrImagePull|InvalidImageName|manifest unknown|manifest for .* not found|pull access denied|repository does not exist|failed to pull and unpack image`, ErrConfig, BucketInfrastructure, RoleCause, true, 94, "image cannot be pulled"),
+	sig("k8s-configerror", "k8s", `CreateContainerConfigError|couldn't find key \S+ in (?:Secret|ConfigMap)|(?:secret|configmap) "[^"]+" not found|CreateContainerError`, ErrConfig, BucketInfrastructure, RoleCause, true, 94, "container configuration references a missing Secret/ConfigMap key"),
+	sig("k8s-evicted", "k8s", `\bEvicted\b|The node was low on resource: memory|MemoryPressure|memory-pressure|evicting pod|NodeHasInsufficientMemory|node\.kubernetes\.io/memory-pressure`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 90, "pods evicted under node memory pressure"),
+	sig("k8s-scheduling", "k8s", `FailedScheduling|Insufficient (?:cpu|memory)|didn't match Pod's node affinity|had untolerated taint`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "pods cannot be scheduled"),
+	sig("k8s-probe", "k8s", `(?:Readiness|Liveness|Startup) probe failed`, ErrConfig, BucketInfrastructure, RoleSymptom, true, 70, "health probe failing"),
+	sig("k8s-crashloop", "k8s", `CrashLoopBackOff|Back-off restarting failed container`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 40, "container restarting in a loop"),
+
+	// Generic application panics (last: least specific)
+	sig("go-panic", "go", `\bpanic: `, ErrRuntime, BucketCodeBug, RoleCause, false, 50, "Go panic"),
+	sig("unhandled", "any", `Unhandled(?:Promise)?Rejection|Unhandled exception|uncaught exception`, ErrRuntime, BucketCodeBug, RoleCause, false, 30, "unhandled exception"),
+}
+
+// Match is one signature found in a text.
+type Match struct {
+	Sig   *Signature
+	Index int // byte offset of the match
+}
+
+// MatchAll returns every catalogue signature matching text, most specific first.
+func MatchAll(text string) []Match {
+	if text == "" {
+		return nil
+	}
+	var out []Match
+	for i := range Catalogue {
+		s := &Catalogue[i]
+		if loc := s.Pattern.FindStringIndex(text); loc != nil {
+			out = append(out, Match{Sig: s, Index: loc[0]})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Sig.Weight > out[j].Sig.Weight })
+	return out
+}
+
+// Best returns the most specific matching signature, or nil.
+func Best(text string) *Signature {
+	if m := MatchAll(text); len(m) > 0 {
+		return m[0].Sig
+	}
+	return nil
+}
+
+// SignatureByID returns a catalogue entry.
+func SignatureByID(id string) *Signature {
+	for i := range Catalogue {
+		if Catalogue[i].ID == id {
+			return &Catalogue[i]
+		}
+	}
+	return nil
+}

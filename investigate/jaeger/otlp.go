@@ -1,0 +1,190 @@
+package jaeger
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autoheal/autoheal/investigate"
+)
+
+// otlpResponse is the api_v3 gateway body: {"result": TracesData}.
+type otlpResponse struct {
+	Result struct {
+		ResourceSpans []struct {
+			Resource struct {
+				Attributes []otlpKV `json:"attributes"`
+			} `json:"resource"`
+			ScopeSpans []struct {
+				Spans []otlpSpan `json:"spans"`
+			} `json:"scopeSpans"`
+		} `json:"resourceSpans"`
+	} `json:"result"`
+}
+
+type otlpSpan struct {
+	TraceID           string      `json:"traceId"`
+	SpanID            string      `json:"spanId"`
+	ParentSpanID      string      `json:"parentSpanId"`
+	Name              string      `json:"name"`
+	Kind              json.Number `json:"kind"`
+	StartTimeUnixNano string      `json:"startTimeUnixNano"`
+	EndTimeUnixNano   string      `json:"endTimeUnixNano"`
+	Attributes        []otlpKV    `json:"attributes"`
+	Events            []struct {
+		TimeUnixNano string   `json:"timeUnixNano"`
+		Name         string   `json:"name"`
+		Attributes   []otlpKV `json:"attributes"`
+	} `json:"events"`
+	Status struct {
+		Code    json.Number `json:"code"`
+		Message string      `json:"message"`
+	} `json:"status"`
+}
+
+type otlpKV struct {
+	Key   string    `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+type otlpValue struct {
+	StringValue *string      `json:"stringValue"`
+	BoolValue   *bool        `json:"boolValue"`
+	IntValue    *json.Number `json:"intValue"`
+	DoubleValue *float64     `json:"doubleValue"`
+	ArrayValue  *struct {
+		Values []otlpValue `json:"values"`
+	} `json:"arrayValue"`
+}
+
+func (v otlpValue) String() string {
+	switch {
+	case v.StringValue != nil:
+		return *v.StringValue
+	case v.BoolValue != nil:
+		return strconv.FormatBool(*v.BoolValue)
+	case v.IntValue != nil:
+		return v.IntValue.String()
+	case v.DoubleValue != nil:
+		return strconv.FormatFloat(*v.DoubleValue, 'g', -1, 64)
+	case v.ArrayValue != nil:
+		parts := make([]string, len(v.ArrayValue.Values))
+		for i, x := range v.ArrayValue.Values {
+			parts[i] = x.String()
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
+}
+
+func otlpMap(kvs []otlpKV) map[string]string {
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		m[kv.Key] = kv.Value.String()
+	}
+	return m
+}
+
+// otlpID accepts hex ids (OTLP/JSON) and base64 ids (protobuf JSON mapping).
+func otlpID(s string) string {
+	if s == "" {
+		return ""
+	}
+	if _, err := hex.DecodeString(s); err == nil && (len(s) == 16 || len(s) == 32) {
+		return strings.ToLower(s)
+	}
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil && (len(b) == 8 || len(b) == 16) {
+		return hex.EncodeToString(b)
+	}
+	return strings.ToLower(s)
+}
+
+func nanos(s string) time.Time {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+var otlpKinds = map[string]string{"1": "internal", "2": "server", "3": "client", "4": "producer", "5": "consumer",
+	"SPAN_KIND_INTERNAL": "internal", "SPAN_KIND_SERVER": "server", "SPAN_KIND_CLIENT": "client",
+	"SPAN_KIND_PRODUCER": "producer", "SPAN_KIND_CONSUMER": "consumer"}
+
+func fromOTLP(body otlpResponse) []investigate.Span {
+	var out []investigate.Span
+	for _, rs := range body.Result.ResourceSpans {
+		res := otlpMap(rs.Resource.Attributes)
+		service := res["service.name"]
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				attrs := otlpMap(s.Attributes)
+				start, end := nanos(s.StartTimeUnixNano), nanos(s.EndTimeUnixNano)
+				sp := investigate.Span{
+					TraceID: otlpID(s.TraceID), SpanID: otlpID(s.SpanID), ParentID: otlpID(s.ParentSpanID),
+					Service: service, Name: s.Name, Kind: otlpKinds[s.Kind.String()],
+					Start: start, Duration: end.Sub(start), Attrs: attrs, StatusMessage: s.Status.Message,
+				}
+				for _, e := range s.Events {
+					sp.Events = append(sp.Events, investigate.SpanEvent{Name: e.Name, Time: nanos(e.TimeUnixNano), Attrs: otlpMap(e.Attributes)})
+				}
+				code := s.Status.Code.String()
+				sp.Error = code == "2" || code == "STATUS_CODE_ERROR" || investigate.IsErrorSpan(attrs, sp.Kind)
+				out = append(out, sp)
+			}
+		}
+	}
+	return out
+}
+
+func (c *Capability) searchV3(ctx context.Context, svc, op string, tags map[string]string, start, end time.Time, limit int) ([]investigate.Span, error) {
+	q := url.Values{}
+	q.Set("query.service_name", svc)
+	if op != "" {
+		q.Set("query.operation_name", op)
+	}
+	// In OTLP the failure is the span status, not an attribute, and storages
+	// differ in whether they index error=true: search with error=true, and
+	// for the status marker search unfiltered (deeper) and keep the failing
+	// spans' traces.
+	depth := limit
+	if _, isStatus := tags["otel.status_code"]; isStatus {
+		depth = min(limit*5, 200)
+	} else {
+		tj, _ := json.Marshal(tags)
+		q.Set("query.attributes", string(tj))
+	}
+	q.Set("query.start_time_min", start.UTC().Format(time.RFC3339Nano))
+	q.Set("query.start_time_max", end.UTC().Format(time.RFC3339Nano))
+	q.Set("query.search_depth", fmt.Sprint(depth))
+	var body otlpResponse
+	if err := c.client.GetJSON(ctx, "/api/v3/traces", q, &body); err != nil {
+		if investigate.KindOf(err) == investigate.ErrKindNotFound {
+			return nil, nil // the gateway answers 404 when no trace matches
+		}
+		return nil, err
+	}
+	spans := fromOTLP(body)
+	if depth == limit {
+		return spans, nil
+	}
+	failing := map[string]bool{}
+	for _, s := range spans {
+		if s.Error {
+			failing[s.TraceID] = true
+		}
+	}
+	kept := spans[:0]
+	for _, s := range spans {
+		if failing[s.TraceID] {
+			kept = append(kept, s)
+		}
+	}
+	return kept, nil
+}

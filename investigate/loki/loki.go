@@ -1,0 +1,390 @@
+// Package loki is the logs capability: LogQL queries against Loki's
+// /loki/api/v1/query_range, with error lines grouped into patterns matched
+// against the fingerprint catalogue.
+package loki
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/httpc"
+)
+
+// Tool names.
+const (
+	ToolSearchErrors = "logs_search_errors"
+	ToolQuery        = "logs_query"
+)
+
+// DefaultServiceLabel is the label naming the service unless configured.
+const DefaultServiceLabel = "service_name"
+
+// fallbackServiceLabels are tried, in order, to name a stream's service.
+var fallbackServiceLabels = []string{"service_name", "service", "app", "app_kubernetes_io_name", "k8s_container_name", "container", "k8s_deployment_name", "job"}
+
+// ErrorFilter keeps lines that look like failures.
+const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit)`
+
+// Config configures the capability.
+type Config struct {
+	URL          string
+	Token        string
+	OrgID        string // X-Scope-OrgID for multi-tenant Loki
+	ServiceLabel string
+	Timeout      time.Duration
+	MaxBody      int64
+}
+
+// Capability implements investigate.Capability for Loki.
+type Capability struct {
+	cfg    Config
+	client *httpc.Client
+	err    error
+}
+
+// New builds the capability; a missing URL makes it unavailable.
+func New(cfg Config) *Capability {
+	if cfg.ServiceLabel == "" {
+		cfg.ServiceLabel = DefaultServiceLabel
+	}
+	c := &Capability{cfg: cfg}
+	if strings.TrimSpace(cfg.URL) == "" {
+		return c
+	}
+	h := httpc.Bearer(cfg.Token)
+	if cfg.OrgID != "" {
+		if h == nil {
+			h = map[string][]string{}
+		}
+		h.Set("X-Scope-OrgID", cfg.OrgID)
+	}
+	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: h, Timeout: cfg.Timeout, MaxBody: cfg.MaxBody})
+	return c
+}
+
+// Family implements investigate.Capability.
+func (c *Capability) Family() investigate.Family { return investigate.FamilyLogs }
+
+// Availability implements investigate.Capability.
+func (c *Capability) Availability() investigate.Availability {
+	switch {
+	case strings.TrimSpace(c.cfg.URL) == "":
+		return investigate.Availability{Kind: investigate.ErrKindNotConfigured, Reason: "loki_url is not set"}
+	case c.err != nil:
+		return investigate.Availability{Kind: investigate.ErrKindNotConfigured, Reason: c.err.Error()}
+	}
+	return investigate.Availability{Configured: true}
+}
+
+// Tools implements investigate.Capability.
+func (c *Capability) Tools() []investigate.ToolSpec {
+	win := map[string]any{
+		"start": map[string]any{"type": "string", "description": "window start, RFC 3339"},
+		"end":   map[string]any{"type": "string", "description": "window end, RFC 3339"},
+		"limit": map[string]any{"type": "integer", "description": "max lines (default 2000, max 5000)"},
+	}
+	search := map[string]any{
+		"services":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "services to search; empty = all"},
+		"namespace": map[string]any{"type": "string"},
+		"contains":  map[string]any{"type": "string", "description": "optional extra regular expression the lines must match"},
+	}
+	query := map[string]any{"query": map[string]any{"type": "string", "description": "a LogQL log query, e.g. {service_name=\"ad\"} |= \"Exception\""}}
+	for k, v := range win {
+		search[k] = v
+		query[k] = v
+	}
+	return []investigate.ToolSpec{
+		{Name: ToolSearchErrors, Family: investigate.FamilyLogs,
+			Description: "Search error lines of services in a time window and group them into patterns (error type, count, first/last seen, stack frame).",
+			Parameters:  investigate.Schema(search, "start", "end")},
+		{Name: ToolQuery, Family: investigate.FamilyLogs, Description: "Run a LogQL log query and group the matching lines into patterns.",
+			Parameters: investigate.Schema(query, "query", "start", "end")},
+	}
+}
+
+// Call implements investigate.Capability.
+func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage) (*investigate.ToolResult, error) {
+	if av := c.Availability(); !av.Configured {
+		return nil, investigate.NewToolError(av.Kind, av.Reason, nil)
+	}
+	var a struct {
+		Services  []string `json:"services"`
+		Namespace string   `json:"namespace"`
+		Contains  string   `json:"contains"`
+		Query     string   `json:"query"`
+		Start     string   `json:"start"`
+		End       string   `json:"end"`
+		Limit     int      `json:"limit"`
+	}
+	if err := investigate.DecodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	start, err := investigate.ParseTime(a.Start)
+	if err != nil {
+		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "start", err)
+	}
+	end, err := investigate.ParseTime(a.End)
+	if err != nil {
+		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "end", err)
+	}
+	if start.IsZero() || !end.After(start) {
+		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "start and end are required and end must be after start", nil)
+	}
+	if a.Limit <= 0 {
+		a.Limit = 2000
+	}
+	a.Limit = min(a.Limit, 5000)
+	switch tool {
+	case ToolSearchErrors:
+		if a.Contains != "" {
+			if _, err := regexp.Compile(a.Contains); err != nil {
+				return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "contains is not a valid regular expression", err)
+			}
+		}
+		q := c.errorQuery(a.Services, a.Namespace, a.Contains)
+		streams, err := c.queryRange(ctx, q, start, end, a.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(streams) == 0 && len(a.Services) == 0 && a.Namespace == "" {
+			// The configured service label may not exist here: retry with the
+			// first fallback label the backend knows.
+			if label := c.discoverLabel(ctx, start, end); label != "" && label != c.cfg.ServiceLabel {
+				q = buildQuery(label, nil, "", a.Contains)
+				if streams, err = c.queryRange(ctx, q, start, end, a.Limit); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return c.result(q, streams, a.Limit), nil
+	case ToolQuery:
+		if strings.TrimSpace(a.Query) == "" || !strings.Contains(a.Query, "{") {
+			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "query must be a LogQL log query starting with a stream selector", nil)
+		}
+		streams, err := c.queryRange(ctx, a.Query, start, end, a.Limit)
+		if err != nil {
+			return nil, err
+		}
+		return c.result(a.Query, streams, a.Limit), nil
+	}
+	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
+}
+
+var labelValueEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+func (c *Capability) errorQuery(services []string, namespace, contains string) string {
+	return buildQuery(c.cfg.ServiceLabel, services, namespace, contains)
+}
+
+func buildQuery(label string, services []string, namespace, contains string) string {
+	var matchers []string
+	if len(services) > 0 {
+		quoted := make([]string, len(services))
+		for i, s := range services {
+			quoted[i] = regexp.QuoteMeta(s)
+		}
+		matchers = append(matchers, fmt.Sprintf(`%s=~"%s"`, label, labelValueEscaper.Replace(strings.Join(quoted, "|"))))
+	}
+	if namespace != "" {
+		matchers = append(matchers, fmt.Sprintf(`namespace="%s"`, labelValueEscaper.Replace(namespace)))
+	}
+	if len(matchers) == 0 {
+		matchers = append(matchers, label+`=~".+"`)
+	}
+	q := "{" + strings.Join(matchers, ", ") + "} |~ `" + ErrorFilter + "`"
+	if contains != "" && !strings.Contains(contains, "`") {
+		q += " |~ `" + contains + "`"
+	}
+	return q
+}
+
+func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) string {
+	q := url.Values{}
+	q.Set("start", strconv.FormatInt(start.UnixNano(), 10))
+	q.Set("end", strconv.FormatInt(end.UnixNano(), 10))
+	var body struct {
+		Data []string `json:"data"`
+	}
+	if err := c.client.GetJSON(ctx, "/loki/api/v1/labels", q, &body); err != nil {
+		return ""
+	}
+	have := map[string]bool{}
+	for _, l := range body.Data {
+		have[l] = true
+	}
+	for _, l := range fallbackServiceLabels {
+		if have[l] {
+			return l
+		}
+	}
+	return ""
+}
+
+type stream struct {
+	Stream map[string]string `json:"stream"`
+	Values [][2]string       `json:"values"`
+}
+
+func (c *Capability) queryRange(ctx context.Context, query string, start, end time.Time, limit int) ([]stream, error) {
+	q := url.Values{}
+	q.Set("query", query)
+	q.Set("start", strconv.FormatInt(start.UnixNano(), 10))
+	q.Set("end", strconv.FormatInt(end.UnixNano(), 10))
+	q.Set("limit", strconv.Itoa(limit))
+	q.Set("direction", "backward")
+	var body struct {
+		Status string `json:"status"`
+		Data   struct {
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := c.client.GetJSON(ctx, "/loki/api/v1/query_range", q, &body); err != nil {
+		return nil, err
+	}
+	if body.Status != "success" {
+		return nil, investigate.NewToolError(investigate.ErrKindBadResponse, fmt.Sprintf("loki status %q", body.Status), nil)
+	}
+	if body.Data.ResultType != "streams" {
+		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, fmt.Sprintf("query returned %q, want log lines (streams)", body.Data.ResultType), nil)
+	}
+	var streams []stream
+	if err := json.Unmarshal(body.Data.Result, &streams); err != nil {
+		return nil, investigate.NewToolError(investigate.ErrKindBadResponse, "streams result", err)
+	}
+	return streams, nil
+}
+
+// ServiceOf names the service of a stream from its labels.
+func ServiceOf(labels map[string]string, preferred string) string {
+	for _, l := range append([]string{preferred}, fallbackServiceLabels...) {
+		if v := labels[l]; v != "" {
+			if l == "job" {
+				if i := strings.LastIndex(v, "/"); i >= 0 {
+					v = v[i+1:]
+				}
+			}
+			return v
+		}
+	}
+	if p := labels["pod"]; p != "" {
+		return PodWorkload(p)
+	}
+	return ""
+}
+
+var podSuffixRE = regexp.MustCompile(`-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|\d+)$`)
+
+// PodWorkload strips the ReplicaSet hash and pod suffix: cart-dzq4gtp8tn-wp7rz -> cart.
+func PodWorkload(pod string) string { return podSuffixRE.ReplaceAllString(pod, "") }
+
+type pattern struct {
+	f       investigate.Finding
+	samples []string
+}
+
+func (c *Capability) result(query string, streams []stream, limit int) *investigate.ToolResult {
+	groups := map[string]*pattern{}
+	var order []string
+	lines, errorLines := 0, 0
+	services := map[string]int{}
+	for _, st := range streams {
+		svc := ServiceOf(st.Stream, c.cfg.ServiceLabel)
+		labelLevel := investigate.NormalizeLevel(firstNonEmpty(st.Stream["level"], st.Stream["severity"], st.Stream["detected_level"]))
+		for _, v := range st.Values {
+			lines++
+			ns, err := strconv.ParseInt(v[0], 10, 64)
+			if err != nil {
+				continue
+			}
+			at := time.Unix(0, ns).UTC()
+			text, level := investigate.LogText(v[1])
+			if level == "" {
+				level = labelLevel
+			}
+			f, ok := investigate.TextFinding(investigate.KindLogPattern, investigate.FamilyLogs, svc, text, at)
+			if !ok {
+				if level != "error" {
+					continue // a line that matched the filter but is neither an error nor a known failure
+				}
+				f = investigate.Finding{Kind: investigate.KindLogPattern, Family: investigate.FamilyLogs, Service: svc,
+					ErrorType: investigate.ErrUnknown, Time: at, LastTime: at, Count: 1, Quote: investigate.Quote(text, 200)}
+			}
+			if f.Attrs == nil {
+				f.Attrs = map[string]string{}
+			}
+			f.Attrs["level"] = level
+			if pod := st.Stream["pod"]; pod != "" {
+				f.Attrs["pod"] = pod
+			}
+			errorLines++
+			services[svc]++
+			key := svc + "|" + f.Signature + "|" + investigate.Template(f.Quote)
+			g, ok := groups[key]
+			if !ok {
+				g = &pattern{f: f}
+				g.f.Count = 0
+				groups[key] = g
+				order = append(order, key)
+			}
+			g.f.Count++
+			if at.Before(g.f.Time) {
+				g.f.Time = at
+				g.f.Quote = f.Quote
+			}
+			if at.After(g.f.LastTime) {
+				g.f.LastTime = at
+			}
+			if g.f.File == "" && f.File != "" {
+				g.f.File, g.f.Line, g.f.Function, g.f.Frames = f.File, f.Line, f.Function, f.Frames
+			}
+			if len(g.samples) < 2 {
+				g.samples = append(g.samples, investigate.Quote(v[1], 300))
+			}
+		}
+	}
+	var findings []investigate.Finding
+	type view struct {
+		Service, Signature, ErrorType, Quote, File, Level string
+		Line, Count                                       int
+		First, Last                                       time.Time
+		Samples                                           []string
+	}
+	var views []view
+	sort.SliceStable(order, func(i, j int) bool { return groups[order[i]].f.Count > groups[order[j]].f.Count })
+	for _, k := range order {
+		g := groups[k]
+		findings = append(findings, g.f)
+		if len(views) < 25 {
+			views = append(views, view{Service: g.f.Service, Signature: g.f.Signature, ErrorType: string(g.f.ErrorType), Quote: g.f.Quote,
+				File: g.f.File, Line: g.f.Line, Level: g.f.Attrs["level"], Count: g.f.Count, First: g.f.Time, Last: g.f.LastTime, Samples: g.samples})
+		}
+	}
+	sum := fmt.Sprintf("%d error lines in %d patterns", errorLines, len(findings))
+	if len(findings) > 0 {
+		top := findings[0]
+		sum += fmt.Sprintf("; top: %s %s ×%d", top.Service, firstNonEmpty(top.Exception, top.Signature, "error"), top.Count)
+	}
+	if lines >= limit {
+		sum += fmt.Sprintf(" (limit %d reached)", limit)
+	}
+	return &investigate.ToolResult{Summary: sum, Findings: findings,
+		Data: map[string]any{"query": query, "lines": lines, "error_lines_by_service": services, "patterns": views}}
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

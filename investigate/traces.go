@@ -1,0 +1,368 @@
+package investigate
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Span is a backend-neutral span: trace backends (Jaeger v1, Jaeger api_v3
+// OTLP, ...) convert theirs into it so one analysis serves all.
+type Span struct {
+	TraceID       string
+	SpanID        string
+	ParentID      string
+	Service       string
+	Name          string
+	Kind          string // server | client | internal | producer | consumer | ""
+	Start         time.Time
+	Duration      time.Duration
+	Attrs         map[string]string
+	Events        []SpanEvent
+	Error         bool
+	StatusMessage string
+}
+
+// SpanEvent is a span log / OTLP event.
+type SpanEvent struct {
+	Name  string
+	Time  time.Time
+	Attrs map[string]string
+}
+
+// IsErrorSpan decides whether tags mark a span as failed: otel.status_code
+// ERROR, error=true, or a 5xx HTTP server response without explicit status.
+func IsErrorSpan(attrs map[string]string, kind string) bool {
+	if strings.EqualFold(attrs["otel.status_code"], "ERROR") {
+		return true
+	}
+	if v := strings.ToLower(attrs["error"]); v == "true" || v == "1" {
+		return true
+	}
+	if kind == "server" || kind == "" {
+		for _, k := range []string{"http.status_code", "http.response.status_code"} {
+			if code, err := strconv.Atoi(attrs[k]); err == nil && code >= 500 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exception returns the exception carried by a span's events: events named
+// "exception" or "Error", or any event with exception.* attributes.
+func (s *Span) exception() (typ, msg, stack string, ok bool) {
+	for _, e := range s.Events {
+		name := strings.ToLower(e.Name)
+		if e.Attrs["event"] != "" {
+			name = strings.ToLower(e.Attrs["event"])
+		}
+		hasExc := e.Attrs["exception.type"] != "" || e.Attrs["exception.message"] != "" || e.Attrs["exception.stacktrace"] != ""
+		if name == "exception" || name == "error" || hasExc {
+			typ = e.Attrs["exception.type"]
+			msg = firstNonEmpty(e.Attrs["exception.message"], e.Attrs["message"], e.Attrs["error.message"], e.Attrs["error.object"])
+			stack = firstNonEmpty(e.Attrs["exception.stacktrace"], e.Attrs["stack"], e.Attrs["error.stack"])
+			if typ == "" && msg == "" && stack == "" {
+				continue
+			}
+			return typ, msg, stack, true
+		}
+	}
+	return "", "", "", false
+}
+
+// codeLocation reads code.* attributes, old and new semantic conventions.
+func (s *Span) codeLocation() (file string, line int, fn string) {
+	file = firstNonEmpty(s.Attrs["code.file.path"], s.Attrs["code.filepath"])
+	line, _ = strconv.Atoi(firstNonEmpty(s.Attrs["code.line.number"], s.Attrs["code.lineno"]))
+	fn = firstNonEmpty(s.Attrs["code.function.name"], s.Attrs["code.function"])
+	if ns := s.Attrs["code.namespace"]; ns != "" && fn != "" && !strings.Contains(fn, ".") {
+		fn = ns + "." + fn
+	}
+	return file, line, fn
+}
+
+// TraceAnalysis is what a set of traces says.
+type TraceAnalysis struct {
+	Traces      int
+	ErrorTraces int
+	// Findings: one per (culprit service, error signature, code location),
+	// counting the traces where that error is the origin of the failure.
+	Findings []Finding
+	// Calls counts caller -> callee edges seen in the traces.
+	Calls map[string]map[string]int
+	// ErrorSpans counts error spans per service.
+	ErrorSpans map[string]int
+	FirstError time.Time
+}
+
+var rpcServiceRE = regexp.MustCompile(`([A-Za-z0-9_]+?)(?:Service|Svc|API|Api)?/[A-Za-z0-9_]+$`)
+
+// NormalizeServiceName reduces a name for comparison: lowercase, only
+// letters and digits, without a trailing "service"/"svc"/"api".
+func NormalizeServiceName(s string) string {
+	s = strings.ToLower(s)
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	out := b.String()
+	for _, suf := range []string{"service", "svc", "server", "api"} {
+		if len(out) > len(suf)+1 && strings.HasSuffix(out, suf) {
+			out = strings.TrimSuffix(out, suf)
+			break
+		}
+	}
+	return out
+}
+
+// ServiceIndex maps name variants (CartService, cart-svc, cart) to known services.
+type ServiceIndex map[string]string
+
+// NewServiceIndex indexes known service names.
+func NewServiceIndex(names ...string) ServiceIndex {
+	idx := ServiceIndex{}
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		if _, dup := idx[NormalizeServiceName(n)]; !dup {
+			idx[NormalizeServiceName(n)] = n
+		}
+	}
+	return idx
+}
+
+// Resolve maps a variant to a known service ("" when unknown).
+func (idx ServiceIndex) Resolve(name string) string {
+	if name == "" {
+		return ""
+	}
+	if s, ok := idx[NormalizeServiceName(name)]; ok {
+		return s
+	}
+	// Host names: cart.shop.svc.cluster.local, cart-7d9c:7070, payment-svc.
+	host := name
+	if i := strings.Index(host, "://"); i >= 0 {
+		host = host[i+3:]
+	}
+	host = strings.SplitN(host, "/", 2)[0]
+	host = strings.SplitN(host, ":", 2)[0]
+	if first := strings.SplitN(host, ".", 2)[0]; first != host || first != name {
+		if s, ok := idx[NormalizeServiceName(first)]; ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// peerOf names the callee of a client span from its attributes or operation name.
+func peerOf(s *Span, idx ServiceIndex) string {
+	for _, k := range []string{"peer.service", "rpc.service", "server.address", "net.peer.name", "net.sock.peer.name", "http.host", "url.full", "http.url", "messaging.destination.name", "db.name"} {
+		if v := s.Attrs[k]; v != "" {
+			if r := idx.Resolve(v); r != "" {
+				return r
+			}
+			if k == "rpc.service" {
+				if parts := strings.Split(v, "."); len(parts) > 0 {
+					if r := idx.Resolve(parts[len(parts)-1]); r != "" {
+						return r
+					}
+				}
+			}
+		}
+	}
+	if m := rpcServiceRE.FindStringSubmatch(s.Name); m != nil {
+		name := m[1]
+		if i := strings.LastIndex(name, "."); i >= 0 {
+			name = name[i+1:]
+		}
+		if r := idx.Resolve(name); r != "" {
+			return r
+		}
+	}
+	// "HTTP POST payment-svc" / "GET http://inventory:8080/items"
+	for _, w := range strings.Fields(s.Name) {
+		if r := idx.Resolve(w); r != "" && r != s.Service {
+			return r
+		}
+	}
+	return ""
+}
+
+// AnalyzeTraces finds, in each failing trace, the span where the failure
+// originates (an error span without failing descendants) and blames the
+// service that owns the defect: the span's own service, or the callee when a
+// client call failed without the callee recording a failing span
+// (connection refused, timeouts, DNS).
+func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
+	byTrace := map[string][]*Span{}
+	names := append([]string(nil), extraServices...)
+	for i := range spans {
+		s := &spans[i]
+		byTrace[s.TraceID] = append(byTrace[s.TraceID], s)
+		names = append(names, s.Service)
+	}
+	idx := NewServiceIndex(names...)
+	an := TraceAnalysis{Calls: map[string]map[string]int{}, ErrorSpans: map[string]int{}}
+	type groupKey struct{ service, sig, file string }
+	groups := map[groupKey]*Finding{}
+	traceSeen := map[groupKey]map[string]bool{}
+	var order []groupKey
+
+	for tid, ts := range byTrace {
+		an.Traces++
+		children := map[string][]*Span{}
+		for _, s := range ts {
+			if s.ParentID != "" {
+				children[s.ParentID] = append(children[s.ParentID], s)
+			}
+		}
+		var failing bool
+		var hasFailingDesc func(s *Span, depth int) bool
+		hasFailingDesc = func(s *Span, depth int) bool {
+			if depth > 64 {
+				return false
+			}
+			for _, c := range children[s.SpanID] {
+				if c.Error || hasFailingDesc(c, depth+1) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, s := range ts {
+			// Call graph: client span -> callee (its server child, or its peer).
+			if s.Kind == "client" || s.Kind == "producer" {
+				callee := ""
+				for _, c := range children[s.SpanID] {
+					if c.Service != s.Service {
+						callee = c.Service
+						break
+					}
+				}
+				if callee == "" {
+					callee = peerOf(s, idx)
+				}
+				if callee != "" && callee != s.Service {
+					if an.Calls[s.Service] == nil {
+						an.Calls[s.Service] = map[string]int{}
+					}
+					an.Calls[s.Service][callee]++
+				}
+			}
+			if !s.Error {
+				continue
+			}
+			failing = true
+			an.ErrorSpans[s.Service]++
+			if an.FirstError.IsZero() || s.Start.Before(an.FirstError) {
+				an.FirstError = s.Start
+			}
+			if hasFailingDesc(s, 0) {
+				continue // the failure comes from below
+			}
+			f := originFinding(s, children[s.SpanID], idx)
+			k := groupKey{f.Service, f.Signature + "|" + f.Exception, f.File}
+			g, ok := groups[k]
+			if !ok {
+				fc := f
+				g = &fc
+				g.Count = 0
+				groups[k] = g
+				traceSeen[k] = map[string]bool{}
+				order = append(order, k)
+			}
+			if !traceSeen[k][tid] {
+				traceSeen[k][tid] = true
+				g.Count++
+			}
+			if f.Time.Before(g.Time) {
+				g.Time = f.Time
+			}
+			if f.Time.After(g.LastTime) {
+				g.LastTime = f.Time
+			}
+		}
+		if failing {
+			an.ErrorTraces++
+		}
+	}
+	for _, k := range order {
+		an.Findings = append(an.Findings, *groups[k])
+	}
+	sort.SliceStable(an.Findings, func(i, j int) bool { return an.Findings[i].Count > an.Findings[j].Count })
+	return an
+}
+
+func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
+	f := Finding{Kind: KindErrorSpan, Family: FamilyTraces, Service: s.Service, Time: s.Start, LastTime: s.Start,
+		Attrs: map[string]string{"operation": s.Name, "trace_id": s.TraceID, "span_kind": s.Kind}}
+	typ, msg, stack, hasExc := s.exception()
+	text := strings.TrimSpace(strings.Join([]string{typ, msg, stack, s.StatusMessage}, "\n"))
+	if hasExc {
+		f.Kind = KindException
+		f.Exception = typ
+	}
+	if m := Best(strings.Join([]string{typ + ": " + msg, stack, s.StatusMessage}, "\n")); m != nil {
+		f.Signature, f.ErrorType = m.ID, m.ErrorType
+	}
+	if f.Exception == "" {
+		f.Exception = ExceptionType(msg + " " + s.StatusMessage)
+	}
+	f.Quote = Quote(firstNonEmpty(strings.TrimSpace(typ+": "+msg), s.StatusMessage, s.Name+" failed"), 200)
+	if strings.HasPrefix(f.Quote, ": ") {
+		f.Quote = strings.TrimPrefix(f.Quote, ": ")
+	}
+	f.Frames = ParseStack(stack)
+	if top, ok := TopAppFrame(f.Frames); ok {
+		f.File, f.Line, f.Function = top.File, top.Line, top.Function
+	}
+	if file, line, fn := s.codeLocation(); file != "" && f.File == "" {
+		f.File, f.Line, f.Function = file, line, fn
+		f.Frames = append([]Frame{{File: file, Line: line, Function: fn}}, f.Frames...)
+	}
+	if len(f.Frames) > 12 {
+		f.Frames = f.Frames[:12]
+	}
+	// A client call that failed without a failing callee span: the callee is
+	// the suspect (it refused, timed out or could not be resolved), unless the
+	// client recorded an exception raised in its own code.
+	if s.Kind == "client" || s.Kind == "producer" {
+		callee := ""
+		for _, c := range kids {
+			if c.Service != s.Service {
+				callee = c.Service
+			}
+		}
+		if callee == "" {
+			callee = peerOf(s, idx)
+		}
+		sigRole := RolePropagated
+		if m := SignatureByID(f.Signature); m != nil {
+			sigRole = m.Role
+		}
+		if callee != "" && (sigRole != RoleCause || f.File == "") {
+			f.Peer = s.Service
+			f.Service = callee
+			f.Attrs["blame"] = "callee"
+		}
+	}
+	if f.ErrorType == "" && text != "" {
+		f.ErrorType = ErrUnknown
+	}
+	return f
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
