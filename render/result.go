@@ -1,0 +1,628 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/investigate"
+)
+
+// ApprovalState is where a proposed fix stands.
+type ApprovalState string
+
+const (
+	ApprovalPending  ApprovalState = ""         // waiting for a human
+	ApprovalOpening  ApprovalState = "opening"  // approved; the pull request is being opened
+	ApprovalApproved ApprovalState = "approved" // approved; PRURL is set
+	ApprovalRejected ApprovalState = "rejected" // rejected; RejectReason may be set
+	ApprovalFailed   ApprovalState = "failed"   // approved but opening the PR failed; Error says why
+)
+
+// ApprovalView says what the approval part of a result shows.
+type ApprovalView struct {
+	// Eligible is true when a PR may be proposed (band at or above the
+	// configured minimum, a patch or manifest edit that applies, a bucket
+	// that allows it). Approve / Reject / View patch appear only then.
+	Eligible bool
+	// Note is the one-line reason shown when not eligible, e.g.
+	// "No PR: band LOW is below MEDIUM".
+	Note         string
+	State        ApprovalState
+	By           string // Slack user ID (or name) who decided
+	PRURL        string
+	RejectReason string
+	Error        string // why opening the PR failed (already redacted)
+}
+
+// ResultOptions tunes the result message.
+type ResultOptions struct {
+	// RepoWebURL is the web root of the Git host: https://github.com, or
+	// https://ghe.example.com for GitHub Enterprise (see WebURLFromAPI).
+	// Empty renders file:line without links.
+	RepoWebURL string
+	// Ref overrides the result's ref for links; both empty means main.
+	Ref      string
+	Approval ApprovalView
+	// ThreadLink is a permalink to the investigation thread, shown in the
+	// footer (useful when the result is shared elsewhere).
+	ThreadLink string
+	// Action is carried by every button. The zero value renders no buttons
+	// (previews, CLI output); a non-zero invalid value is an error.
+	Action ActionValue
+	// CreateIssue offers a "Create issue" button while no decision is made,
+	// for results that get a report rather than a PR.
+	CreateIssue bool
+	// ColorBar moves the confidence note into an attachment whose bar has
+	// the band's colour.
+	ColorBar bool
+	// OmitTimeline leaves the full tool-call timeline out of the follow-ups.
+	OmitTimeline bool
+}
+
+// ResultMessages is a result as Slack receives it: the main message and the
+// follow-ups to post in the same thread, in order.
+type ResultMessages struct {
+	Main      Message
+	FollowUps []Message
+}
+
+// Main-message budgets. Their sum stays below MaxBlocksText.
+const (
+	summaryMax       = 300
+	descriptionMax   = 700
+	fieldMax         = 160
+	noteMax          = 500
+	evidenceShown    = 5
+	evidenceHeadMax  = 180
+	evidenceQuoteMax = 240
+	fixSummaryMax    = 600
+	fixSteps         = 6
+	fixStepMax       = 220
+	inlineDiffMax    = 1200
+	inlineDiffLines  = 25
+	toolsMax         = 700
+	approvalMax      = 500
+	footerMax        = 400
+)
+
+// Follow-up caps, per kind.
+const (
+	followUpEvidence       = 100 // findings listed in full
+	followUpEvidenceMsgs   = 3
+	followUpTimeline       = 150 // receipts listed
+	followUpTimelineMsgs   = 3
+	followUpPatchMsgs      = 5
+	followUpQuoteMax       = 1200
+	followUpFrames         = 5
+	regressionTestInline   = 600
+	timelineLineMax        = 400
+	affectedRecordsShown   = 5
+	toolsListed            = 12
+	unavailableListed      = 8
+	unavailableReasonMax   = 160
+	manifestValueMax       = 120
+	flakeFieldMax          = 300
+	remediationMax         = 600
+	patchExplanationMax    = 400
+	regressionTestFollowUp = 20000
+)
+
+// Result renders a HealResult: the main message (root cause, badge,
+// evidence, fix, tools, approval and buttons, footer) and the follow-ups
+// (full evidence, timeline, patch). It fails only on an invalid o.Action.
+func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) {
+	if r == nil {
+		r = &investigate.HealResult{}
+	}
+	var buttons []slack.BlockElement
+	if o.Action != (ActionValue{}) {
+		v, err := o.Action.Encode()
+		if err != nil {
+			return ResultMessages{}, fmt.Errorf("result message: %w", err)
+		}
+		buttons = resultButtons(r, o, v)
+	}
+	patchInline := patchFitsInline(r.Fix.Patch)
+	testInline := textLen(r.Fix.RegressionTest) <= regressionTestInline
+	upload := r.Fix.Patch != nil && len(r.Fix.Patch.Diff) > UploadThreshold
+
+	rc := r.RootCause
+	var blocks []slack.Block
+	blocks = append(blocks, header(resultHeadline(r)))
+	if s := summaryText(r); s != "" {
+		blocks = append(blocks, section(s))
+	}
+	blocks = append(blocks, slack.NewSectionBlock(nil, resultFields(r, o), nil))
+	note := confidenceNote(r)
+	if note != "" && !o.ColorBar {
+		blocks = append(blocks, contextBlock(note))
+	}
+	blocks = append(blocks, slack.NewDividerBlock())
+	blocks = append(blocks, section(evidenceText(r, o)))
+	for _, s := range fixSections(r, o, patchInline, testInline, upload) {
+		blocks = append(blocks, section(s))
+	}
+	if t := toolsText(r); t != "" {
+		blocks = append(blocks, section(t))
+	}
+	if a := approvalText(o.Approval); a != "" {
+		blocks = append(blocks, section(a))
+	}
+	if len(buttons) > 0 {
+		blocks = append(blocks, slack.NewActionBlock("", buttons...))
+	}
+	blocks = append(blocks, contextBlock(footerText(r, o)))
+
+	main := Message{Text: resultFallback(r), Blocks: blocks}
+	if o.ColorBar {
+		badge := "Confidence " + Badge(rc.Band)
+		main.Attachments = []slack.Attachment{{
+			Color:    BandColor(rc.Band),
+			Fallback: "Confidence " + bandWord(rc.Band),
+			Blocks:   slack.Blocks{BlockSet: []slack.Block{contextBlock(joinNonEmpty(" — ", badge, note))}},
+		}}
+	}
+
+	var follow []Message
+	follow = append(follow, EvidenceMessages(r, o)...)
+	if !o.OmitTimeline {
+		follow = append(follow, TimelineMessages(r)...)
+	}
+	if !patchInline || !testInline {
+		follow = append(follow, PatchMessages(r)...)
+	}
+	if len(follow) > MaxFollowUps {
+		follow = follow[:MaxFollowUps]
+	}
+	return ResultMessages{Main: main, FollowUps: follow}, nil
+}
+
+// inconclusive is true when the investigation found nothing to name.
+func inconclusive(r *investigate.HealResult) bool {
+	rc := r.RootCause
+	return strings.TrimSpace(rc.Description) == "" && rc.File == "" &&
+		(rc.ErrorType == "" || rc.ErrorType == investigate.ErrUnknown)
+}
+
+func resultHeadline(r *investigate.HealResult) string {
+	rc := r.RootCause
+	if inconclusive(r) {
+		return "No root cause found yet"
+	}
+	h := "Root cause: " + ErrorTypeLabel(rc.ErrorType)
+	if s := oneLine(rc.Service); s != "" {
+		h += " in " + s
+	}
+	if rc.File != "" {
+		h += " (" + location(path.Base(rc.File), rc.Line) + ")"
+	}
+	return h
+}
+
+func summaryText(r *investigate.HealResult) string {
+	sum := escLine(r.Summary, summaryMax)
+	desc := esc(strings.TrimSpace(r.RootCause.Description), descriptionMax)
+	if oneLine(r.Summary) == oneLine(r.RootCause.Description) {
+		desc = ""
+	}
+	if sum != "" {
+		sum = "*" + sum + "*"
+	}
+	if sum == "" && desc == "" && inconclusive(r) {
+		return "The evidence gathered so far does not point at a cause. See what was checked and what was unavailable below."
+	}
+	return joinNonEmpty("\n", sum, desc)
+}
+
+func resultFields(r *investigate.HealResult, o ResultOptions) []*slack.TextBlockObject {
+	rc := r.RootCause
+	field := func(name, value string) *slack.TextBlockObject {
+		return mrkdwn(truncateMrkdwn("*"+name+"*\n"+value, fieldMax))
+	}
+	const linkFieldMax = 700 // a link's URL does not show, so it gets more room
+	var fs []*slack.TextBlockObject
+	if s := escLine(rc.Service, 80); s != "" {
+		fs = append(fs, field("Service", s))
+	}
+	if rc.File != "" {
+		fs = append(fs, mrkdwn("*Location*\n"+sourceLink(r, o, rc.File, rc.Line, linkFieldMax-20)))
+	}
+	if rc.Function != "" {
+		fs = append(fs, field("Function", inlineCode(rc.Function, 100)))
+	}
+	fs = append(fs, field("Bucket", BucketLabel(rc.Bucket)))
+	if !inconclusive(r) {
+		fs = append(fs, field("Error type", ErrorTypeLabel(rc.ErrorType)))
+	}
+	conf := Badge(rc.Band)
+	if rc.ClaimedBand != "" && rc.ClaimedBand.Rank() > rc.Band.Rank() {
+		conf += " _(claimed " + bandWord(rc.ClaimedBand) + ")_"
+	}
+	fs = append(fs, field("Confidence", conf))
+	return fs
+}
+
+// sourceLink renders file:line, linked to the repository when possible. Long
+// paths keep their tail, which is the informative part.
+func sourceLink(r *investigate.HealResult, o ResultOptions, file string, line int, max int) string {
+	ref := o.Ref
+	if ref == "" {
+		ref = r.Ref
+	}
+	label := tailTrunc(location(oneLine(file), line), 90)
+	if u := SourceURL(o.RepoWebURL, r.Repo, ref, file, line); u != "" {
+		if l := "<" + strings.ReplaceAll(u, "&", "&amp;") + "|" + Escape(label) + ">"; textLen(l) <= max {
+			return l
+		}
+	}
+	return inlineCode(label, 100)
+}
+
+// tailTrunc keeps the end of s: "…/oteldemo/AdService.java:137".
+func tailTrunc(s string, max int) string {
+	if textLen(s) <= max {
+		return s
+	}
+	rs := []rune(s)
+	n := textLen(ellipsis)
+	i := len(rs)
+	for i > 0 {
+		l := textLen(string(rs[i-1]))
+		if n+l > max {
+			break
+		}
+		n += l
+		i--
+	}
+	return ellipsis + string(rs[i:])
+}
+
+func confidenceNote(r *investigate.HealResult) string {
+	note := escLine(r.ConfidenceNote, noteMax-20)
+	if note == "" {
+		return ""
+	}
+	return ":information_source: " + note
+}
+
+// evidenceLine renders one finding: a bold kind, where it was seen, and a
+// short quote in code formatting.
+func evidenceLine(f investigate.Finding, quoteMax int) string {
+	parts := []string{"*" + kindLabel(f.Kind) + "*", FamilyLabel(f.Family)}
+	if s := oneLine(f.Service); s != "" {
+		parts = append(parts, Escape(truncate(s, 60)))
+	}
+	if loc := location(oneLine(f.File), f.Line); loc != "" {
+		parts = append(parts, inlineCode(tailTrunc(loc, 70), 74))
+	}
+	if f.Count > 1 {
+		parts = append(parts, fmt.Sprintf("×%d", f.Count))
+	}
+	head := truncateMrkdwn(strings.Join(parts, " · "), evidenceHeadMax)
+	quote := f.Quote
+	if strings.TrimSpace(quote) == "" {
+		quote = joinNonEmpty(": ", f.Exception, f.Function)
+	}
+	if q := inlineCode(quote, quoteMax); q != "" {
+		return "• " + head + "\n      " + q
+	}
+	return "• " + head
+}
+
+func evidenceText(r *investigate.HealResult, o ResultOptions) string {
+	n := len(r.Evidence)
+	if n == 0 {
+		return "*Evidence*\n_No evidence found._"
+	}
+	shown := min(n, evidenceShown)
+	title := "*Evidence*"
+	if n > shown {
+		title = fmt.Sprintf("*Evidence* (top %d of %d — all in the thread)", shown, n)
+	}
+	lines := []string{title}
+	for _, f := range r.Evidence[:shown] {
+		lines = append(lines, evidenceLine(f, evidenceQuoteMax))
+	}
+	return truncateMrkdwn(strings.Join(lines, "\n"), sectionBudget)
+}
+
+// fixSections renders the recommended fix: the summary and steps, then the
+// bucket-specific proposal (patch, manifest edit, remediation, flake report).
+func fixSections(r *investigate.HealResult, o ResultOptions, patchInline, testInline, upload bool) []string {
+	fx := r.Fix
+	var first []string
+	first = append(first, "*Recommended fix*")
+	if s := esc(strings.TrimSpace(fx.Summary), fixSummaryMax); s != "" {
+		first = append(first, s)
+	} else {
+		first = append(first, "_No fix proposed._")
+	}
+	for i, st := range fx.Steps {
+		if i == fixSteps {
+			first = append(first, fmt.Sprintf("_… %s more in the thread_", plural(len(fx.Steps)-i, "step", "steps")))
+			break
+		}
+		first = append(first, fmt.Sprintf("%d. %s", i+1, escLine(st, fixStepMax)))
+	}
+	out := []string{truncateMrkdwn(strings.Join(first, "\n"), 2000)}
+
+	var second []string
+	if p := fx.Patch; p != nil {
+		added, removed, hunks := diffStats(p.Diff)
+		line := fmt.Sprintf("*Patch* %s · +%d −%d in %s", inlineCode(tailTrunc(oneLine(p.File), 90), 94), added, removed, plural(hunks, "hunk", "hunks"))
+		second = append(second, line)
+		if e := escLine(p.Explanation, patchExplanationMax); e != "" {
+			second = append(second, e)
+		}
+		switch {
+		case patchInline:
+			second = append(second, codeBlock(p.Diff, inlineDiffMax+40))
+		case upload:
+			second = append(second, "_The diff is large: it is attached as a file in the thread._")
+		default:
+			second = append(second, "_Full diff in the thread._")
+		}
+	}
+	if m := fx.ManifestEdit; m != nil {
+		second = append(second, manifestText(m))
+	}
+	if t := strings.TrimSpace(fx.RegressionTest); t != "" {
+		if testInline {
+			second = append(second, "*Regression test*\n"+codeBlock(t, regressionTestInline+40))
+		} else {
+			second = append(second, "*Regression test* _included with the patch in the thread._")
+		}
+	}
+	if rem := esc(strings.TrimSpace(fx.Remediation), remediationMax); rem != "" {
+		second = append(second, "*Remediation*\n"+rem)
+	}
+	if recs := fx.AffectedRecords; len(recs) > 0 {
+		shown := min(len(recs), affectedRecordsShown)
+		codes := make([]string, 0, shown)
+		for _, rec := range recs[:shown] {
+			codes = append(codes, inlineCode(rec, 80))
+		}
+		line := "*Affected records* " + strings.Join(codes, ", ")
+		if len(recs) > shown {
+			line += fmt.Sprintf(" _and %d more_", len(recs)-shown)
+		}
+		second = append(second, line)
+	}
+	if fl := fx.Flake; fl != nil {
+		second = append(second, flakeText(fl))
+	}
+	if len(second) > 0 {
+		out = append(out, truncateMrkdwn(strings.Join(second, "\n"), 2400))
+	}
+	return out
+}
+
+func manifestText(m *investigate.ManifestEdit) string {
+	loc := inlineCode(tailTrunc(location(oneLine(m.File), m.Line), 90), 94)
+	change := fmt.Sprintf("%s: %s → %s", inlineCode(m.Path, 160), inlineCode(m.OldValue, manifestValueMax), inlineCode(m.NewValue, manifestValueMax))
+	s := "*Manifest change* " + loc + "\n" + change
+	if why := escLine(m.Reason, 300); why != "" {
+		s += "\n_" + why + "_"
+	}
+	return s
+}
+
+func flakeText(f *investigate.FlakeReport) string {
+	lines := []string{"*Flake report*"}
+	if s := escLine(f.Frequency, flakeFieldMax); s != "" {
+		lines = append(lines, "Frequency: "+s)
+	}
+	if s := escLine(f.Conditions, flakeFieldMax); s != "" {
+		lines = append(lines, "Conditions: "+s)
+	}
+	if !f.FirstSeen.IsZero() {
+		lines = append(lines, "Seen "+slackDate(f.FirstSeen)+" – "+slackDate(f.LastSeen))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// diffStats counts added and removed lines and hunks of a unified diff.
+func diffStats(diff string) (added, removed, hunks int) {
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "@@"):
+			hunks++
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed, hunks
+}
+
+// patchFitsInline reports whether a diff is small enough to show in the main
+// message; no patch at all also "fits".
+func patchFitsInline(p *investigate.Patch) bool {
+	if p == nil {
+		return true
+	}
+	d := strings.TrimRight(p.Diff, "\n")
+	return strings.Count(d, "\n") < inlineDiffLines && textLen(codeBody(d)) <= inlineDiffMax
+}
+
+func toolsText(r *investigate.HealResult) string {
+	var lines []string
+	if len(r.ToolsUsed) > 0 {
+		shown := min(len(r.ToolsUsed), toolsListed)
+		names := make([]string, 0, shown)
+		for _, t := range r.ToolsUsed[:shown] {
+			names = append(names, Escape(truncate(oneLine(t), 40)))
+		}
+		line := "*Tools used:* " + strings.Join(names, ", ")
+		if len(r.ToolsUsed) > shown {
+			line += fmt.Sprintf(" and %d more", len(r.ToolsUsed)-shown)
+		}
+		lines = append(lines, line)
+	}
+	if n := len(r.ToolsUnavailable); n > 0 {
+		lines = append(lines, "*Unavailable:*")
+		for i, u := range r.ToolsUnavailable {
+			if i == unavailableListed {
+				lines = append(lines, fmt.Sprintf("_… and %d more_", n-i))
+				break
+			}
+			line := "• " + FamilyLabel(u.Family) + " — " + ErrorKindLabel(u.Kind)
+			if why := escLine(u.Reason, unavailableReasonMax); why != "" {
+				line += ": " + why
+			}
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return truncateMrkdwn(strings.Join(lines, "\n"), toolsMax)
+}
+
+func approvalText(a ApprovalView) string {
+	by := userRef(a.By)
+	var s string
+	switch a.State {
+	case ApprovalOpening:
+		s = ":hourglass_flowing_sand: Approved by " + by + " — opening a pull request…"
+	case ApprovalApproved:
+		s = ":white_check_mark: Approved by " + by
+		if u := safeURL(a.PRURL); u != "" {
+			s += " — pull request: " + link(u, shortPR(u), 80)
+		}
+	case ApprovalRejected:
+		s = ":x: Rejected by " + by
+		if why := escLine(a.RejectReason, 300); why != "" {
+			s += ": " + why
+		}
+	case ApprovalFailed:
+		s = ":warning: Approved by " + by + ", but the pull request could not be opened"
+		if why := escLine(a.Error, 300); why != "" {
+			s += ": " + why
+		}
+	default:
+		if a.Eligible {
+			s = ":raised_hand: Review the fix, then *Approve* to open a pull request. Nothing is pushed without approval."
+		} else if n := escLine(a.Note, 300); n != "" {
+			s = ":no_entry_sign: " + n
+		}
+	}
+	return truncateMrkdwn(s, approvalMax)
+}
+
+// shortPR turns https://github.com/acme/shop/pull/42 into acme/shop#42.
+func shortPR(u string) string {
+	parts := strings.Split(strings.TrimRight(u, "/"), "/")
+	if n := len(parts); n >= 4 && parts[n-2] == "pull" {
+		return parts[n-4] + "/" + parts[n-3] + "#" + parts[n-1]
+	}
+	return u
+}
+
+func resultButtons(r *investigate.HealResult, o ResultOptions, value string) []slack.BlockElement {
+	a := o.Approval
+	var els []slack.BlockElement
+	hasChange := r.Fix.Patch != nil || r.Fix.ManifestEdit != nil
+	switch {
+	case a.State == ApprovalPending && a.Eligible:
+		approve := button(ActionApprove, "Approve", value).WithStyle(slack.StylePrimary)
+		approve.Confirm = approveConfirm(r)
+		els = append(els, approve, button(ActionReject, "Reject", value).WithStyle(slack.StyleDanger))
+		if hasChange {
+			els = append(els, button(ActionViewPatch, "View patch", value))
+		}
+	case a.State == ApprovalFailed && a.Eligible:
+		retry := button(ActionApprove, "Retry pull request", value).WithStyle(slack.StylePrimary)
+		retry.Confirm = approveConfirm(r)
+		els = append(els, retry)
+	}
+	if o.CreateIssue && a.State == ApprovalPending {
+		els = append(els, button(ActionCreateIssue, "Create issue", value))
+	}
+	els = append(els, button(ActionReinvestigate, "Re-investigate", value), button(ActionConfigure, "Configure", value))
+	return els
+}
+
+func approveConfirm(r *investigate.HealResult) *slack.ConfirmationBlockObject {
+	target := "the repository"
+	if repoRE.MatchString(r.Repo) {
+		target = r.Repo
+	}
+	text := "AutoHeal will push a branch to " + target + " and open a pull request. Nothing is merged without review."
+	return slack.NewConfirmationBlockObject(
+		plainText("Open a pull request?"),
+		plainText(truncate(text, MaxConfirmText)),
+		plainText("Open PR"),
+		plainText("Cancel"),
+	)
+}
+
+func footerText(r *investigate.HealResult, o ResultOptions) string {
+	parts := []string{
+		plural(r.ToolCalls(), "tool call", "tool calls"),
+		FormatDuration(r.Wall),
+		ModeLabel(r.Mode),
+	}
+	if u := r.Usage; u != nil {
+		tok := thousands(u.PromptTokens+u.CompletionTokens) + " tokens"
+		if m := oneLine(u.Model); m != "" {
+			tok += " (" + Escape(truncate(m, 40)) + ")"
+		}
+		parts = append(parts, tok)
+		if u.CostUSD > 0 {
+			parts = append(parts, formatCost(u.CostUSD))
+		}
+	}
+	if n := escLine(r.ModeNote, 160); n != "" {
+		parts = append(parts, n)
+	}
+	if k := oneLine(r.IssueKey); k != "" {
+		parts = append(parts, "key "+inlineCode(k, 60))
+	}
+	if u := safeURL(o.ThreadLink); u != "" {
+		parts = append(parts, link(u, "thread", 20))
+	}
+	return truncateMrkdwn(strings.Join(parts, " · "), footerMax)
+}
+
+func formatCost(usd float64) string {
+	if usd < 0.01 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+func thousands(n int) string {
+	s := fmt.Sprintf("%d", n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func resultFallback(r *investigate.HealResult) string {
+	rc := r.RootCause
+	if inconclusive(r) {
+		return "No root cause found yet (confidence " + bandWord(rc.Band) + "). " + escLine(r.Summary, 500)
+	}
+	s := fmt.Sprintf("Root cause (%s, %s): %s", bandWord(rc.Band), strings.ToLower(BucketLabel(rc.Bucket)),
+		escLine(joinNonEmpty(" — ", r.Summary, rc.Description), 800))
+	if loc := location(oneLine(rc.File), rc.Line); loc != "" {
+		s += " · " + Escape(tailTrunc(loc, 200))
+	}
+	return s
+}
