@@ -1,0 +1,188 @@
+package gh
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/autoheal/autoheal/investigate"
+)
+
+// Source tool names.
+const (
+	ToolReadSource = "source_read"
+	ToolManifests  = "source_manifests"
+)
+
+// Source is the source capability.
+type Source struct{ r *repo }
+
+// Family implements investigate.Capability.
+func (s *Source) Family() investigate.Family { return investigate.FamilySource }
+
+// Availability implements investigate.Capability.
+func (s *Source) Availability() investigate.Availability {
+	return s.r.availability(investigate.FamilySource)
+}
+
+// Tools implements investigate.Capability.
+func (s *Source) Tools() []investigate.ToolSpec {
+	return []investigate.ToolSpec{
+		{Name: ToolReadSource, Family: investigate.FamilySource,
+			Description: "Read the lines around file:line at the deployed ref. file may be a repository path or a path as a stack frame printed it (AdService.java, /app/main.go); it is mapped to the repository by file name.",
+			Parameters: investigate.Schema(map[string]any{
+				"file":    map[string]any{"type": "string"},
+				"line":    map[string]any{"type": "integer"},
+				"service": map[string]any{"type": "string", "description": "service the frame belongs to (disambiguates main.go)"},
+				"context": map[string]any{"type": "integer", "description": "lines before and after (default 12, max 40)"},
+			}, "file", "line")},
+		{Name: ToolManifests, Family: investigate.FamilySource,
+			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas.",
+			Parameters: investigate.Schema(map[string]any{
+				"service": map[string]any{"type": "string"},
+			}, "service")},
+	}
+}
+
+// Call implements investigate.Capability.
+func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*investigate.ToolResult, error) {
+	if av := s.Availability(); !av.Configured {
+		return nil, investigate.NewToolError(av.Kind, av.Reason, nil)
+	}
+	switch tool {
+	case ToolReadSource:
+		var a struct {
+			File    string `json:"file"`
+			Line    int    `json:"line"`
+			Service string `json:"service"`
+			Context int    `json:"context"`
+		}
+		if err := investigate.DecodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(a.File) == "" || a.Line < 1 {
+			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "file and a line >= 1 are required", nil)
+		}
+		if a.Context <= 0 {
+			a.Context = 12
+		}
+		a.Context = min(a.Context, 40)
+		return s.read(ctx, a.File, a.Line, a.Service, a.Context)
+	case ToolManifests:
+		var a struct {
+			Service string `json:"service"`
+		}
+		if err := investigate.DecodeArgs(args, &a); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(a.Service) == "" {
+			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "service is required", nil)
+		}
+		return s.manifests(ctx, a.Service)
+	}
+	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
+}
+
+func (s *Source) read(ctx context.Context, file string, line int, service string, around int) (*investigate.ToolResult, error) {
+	paths, err := s.r.paths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, cands, ok := investigate.ResolveRepoPath(paths, file, service)
+	if !ok {
+		return nil, investigate.NewToolError(investigate.ErrKindNotFound, fmt.Sprintf("no file named %s in %s", path.Base(file), s.r.cfg.Repo), nil)
+	}
+	content, err := s.r.read(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(content, "\n")
+	if line > len(lines) {
+		return nil, investigate.NewToolError(investigate.ErrKindNotFound, fmt.Sprintf("%s has %d lines, not %d: the frame does not match the deployed ref", p, len(lines), line), nil)
+	}
+	from, to := max(1, line-around), min(len(lines), line+around)
+	var window strings.Builder
+	for i := from; i <= to; i++ {
+		marker := "  "
+		if i == line {
+			marker = "> "
+		}
+		fmt.Fprintf(&window, "%s%4d  %s\n", marker, i, lines[i-1])
+	}
+	f := investigate.Finding{Kind: investigate.KindSourceAnchor, Family: investigate.FamilySource, Service: service,
+		File: p, Line: line, Count: 1, Quote: investigate.Quote(lines[line-1], 200),
+		Attrs: map[string]string{"from": fmt.Sprint(from), "to": fmt.Sprint(to), "window": window.String(), "lines": fmt.Sprint(len(lines))}}
+	if len(cands) > 1 {
+		f.Attrs["other_candidates"] = strings.Join(cands[1:min(len(cands), 4)], ",")
+	}
+	return &investigate.ToolResult{Summary: fmt.Sprintf("read %s:%d (lines %d-%d)", p, line, from, to),
+		Findings: []investigate.Finding{f}, Data: map[string]any{"path": p, "line": line, "window": window.String()}}, nil
+}
+
+// maxManifestReads bounds how many candidate files one lookup reads.
+const maxManifestReads = 6
+
+func (s *Source) manifests(ctx context.Context, service string) (*investigate.ToolResult, error) {
+	paths, err := s.r.paths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	svc := investigate.NormalizeServiceName(service)
+	type cand struct {
+		p     string
+		score int
+	}
+	var cands []cand
+	for _, p := range paths {
+		if !investigate.IsManifestPath(p) {
+			continue
+		}
+		score := 0
+		for _, seg := range strings.Split(strings.TrimSuffix(strings.TrimSuffix(p, ".yaml"), ".yml"), "/") {
+			if n := investigate.NormalizeServiceName(seg); n == svc || (len(svc) >= 4 && strings.Contains(n, svc)) {
+				score += 10
+			}
+		}
+		if strings.HasPrefix(path.Base(p), "values") {
+			score += 2
+		}
+		if strings.Contains(p, "kustomization") {
+			score -= 5
+		}
+		cands = append(cands, cand{p, score})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	var fields []investigate.ManifestField
+	read := 0
+	var readPaths []string
+	for _, c := range cands {
+		if read >= maxManifestReads {
+			break
+		}
+		if c.score <= 0 && len(fields) > 0 {
+			break
+		}
+		content, err := s.r.read(ctx, c.p)
+		read++
+		if err != nil {
+			continue
+		}
+		readPaths = append(readPaths, c.p)
+		fs, _ := investigate.LocateManifestFields(c.p, []byte(content), service)
+		fields = append(fields, fs...)
+	}
+	var findings []investigate.Finding
+	for _, f := range fields {
+		findings = append(findings, investigate.Finding{Kind: investigate.KindManifest, Family: investigate.FamilySource, Service: service,
+			File: f.File, Line: f.Line, Count: 1, Quote: fmt.Sprintf("%s = %s", f.Path, f.Value),
+			Attrs: map[string]string{"field": f.Kind, "path": f.Path, "value": f.Value, "name": f.Name, "container": f.Container}})
+	}
+	sum := fmt.Sprintf("%d settings of %s in %d manifests", len(fields), service, len(readPaths))
+	if len(readPaths) == 0 {
+		sum = "no manifest of " + service + " found by file name"
+	}
+	return &investigate.ToolResult{Summary: sum, Findings: findings, Data: map[string]any{"files": readPaths, "fields": fields}}, nil
+}

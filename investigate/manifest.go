@@ -1,0 +1,256 @@
+package investigate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest field kinds the engine can tie an infrastructure cause to.
+const (
+	FieldMemoryLimit   = "memory_limit"
+	FieldMemoryRequest = "memory_request"
+	FieldCPULimit      = "cpu_limit"
+	FieldImage         = "image"
+	FieldImageTag      = "image_tag"
+	FieldEnv           = "env"     // the env list (Line = the `env:` key)
+	FieldEnvVar        = "env_var" // one variable (Name set)
+	FieldEnvFrom       = "env_from"
+	FieldSecretKeyRef  = "secret_key_ref"
+	FieldReadinessPort = "readiness_port"
+	FieldLivenessPort  = "liveness_port"
+	FieldContainerPort = "container_port"
+	FieldReplicas      = "replicas"
+)
+
+// ManifestField is one located setting of a workload in a YAML manifest or
+// Helm values file.
+type ManifestField struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"` // 1-based line of the value
+	Kind      string `json:"kind"`
+	Path      string `json:"path"` // dotted path, containers named in brackets
+	Value     string `json:"value"`
+	Name      string `json:"name,omitempty"` // env var name, secret name/key
+	Container string `json:"container,omitempty"`
+	Workload  string `json:"workload,omitempty"`
+}
+
+// IsManifestPath reports whether a repository path looks like a deployment
+// manifest or Helm values file (a file-name check, no content read).
+func IsManifestPath(p string) bool {
+	ext := path.Ext(p)
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	if strings.HasPrefix(base, "values") || base == "kustomization.yaml" || base == "kustomization.yml" {
+		return true
+	}
+	for _, d := range []string{"deploy", "k8s", "kube", "kubernetes", "manifests", "helm", "charts", "chart", "kustomize", "overlays", "base", "infra", "ops", "gitops", "argocd", "apps", "environments", "env"} {
+		if strings.Contains("/"+lp, "/"+d+"/") || strings.HasPrefix(lp, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// LocateManifestFields parses a multi-document YAML file and returns the
+// settings of the workload named service (matched on workload, container
+// or Helm values section names).
+func LocateManifestFields(file string, content []byte, service string) ([]ManifestField, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(content))
+	var out []ManifestField
+	want := NormalizeServiceName(service)
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", file, err)
+		}
+		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		root := doc.Content[0]
+		kind := scalar(mapGet(root, "kind"))
+		switch kind {
+		case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "Rollout":
+			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
+			var podSpec *yaml.Node
+			var prefix string
+			switch kind {
+			case "Pod":
+				podSpec, prefix = mapGet(root, "spec"), "spec"
+			case "CronJob":
+				podSpec, prefix = mapGet(mapGet(mapGet(mapGet(mapGet(root, "spec"), "jobTemplate"), "spec"), "template"), "spec"), "spec.jobTemplate.spec.template.spec"
+			default:
+				podSpec, prefix = mapGet(mapGet(mapGet(root, "spec"), "template"), "spec"), "spec.template.spec"
+			}
+			workloadMatch := want == "" || NormalizeServiceName(name) == want || strings.Contains(NormalizeServiceName(name), want)
+			containers := seqItems(mapGet(podSpec, "containers"))
+			var matched []*yaml.Node
+			for _, c := range containers {
+				if workloadMatch || NormalizeServiceName(scalar(mapGet(c, "name"))) == want {
+					matched = append(matched, c)
+				}
+			}
+			if len(matched) == 0 {
+				continue
+			}
+			if r := mapGet(mapGet(root, "spec"), "replicas"); r != nil && workloadMatch {
+				out = append(out, ManifestField{File: file, Line: r.Line, Kind: FieldReplicas, Path: "spec.replicas", Value: r.Value, Workload: name})
+			}
+			for _, c := range matched {
+				cname := scalar(mapGet(c, "name"))
+				out = append(out, containerFields(file, c, fmt.Sprintf("%s.containers[%s]", prefix, cname), cname, name)...)
+			}
+		case "":
+			// Helm values: a section named after the service, or the root
+			// when the file belongs to the service's own chart.
+			section := root
+			sectionPath := ""
+			for i := 0; i+1 < len(root.Content); i += 2 {
+				if NormalizeServiceName(root.Content[i].Value) == want && root.Content[i+1].Kind == yaml.MappingNode {
+					section, sectionPath = root.Content[i+1], root.Content[i].Value+"."
+					break
+				}
+			}
+			if section == root && !strings.Contains(NormalizeServiceName(file), want) {
+				continue
+			}
+			out = append(out, valuesFields(file, section, sectionPath, service)...)
+		}
+	}
+	return out, nil
+}
+
+func containerFields(file string, c *yaml.Node, prefix, cname, workload string) []ManifestField {
+	var out []ManifestField
+	add := func(n *yaml.Node, kind, p, name string) {
+		if n != nil {
+			out = append(out, ManifestField{File: file, Line: n.Line, Kind: kind, Path: prefix + "." + p, Value: n.Value, Name: name, Container: cname, Workload: workload})
+		}
+	}
+	res := mapGet(c, "resources")
+	add(mapGet(mapGet(res, "limits"), "memory"), FieldMemoryLimit, "resources.limits.memory", "")
+	add(mapGet(mapGet(res, "requests"), "memory"), FieldMemoryRequest, "resources.requests.memory", "")
+	add(mapGet(mapGet(res, "limits"), "cpu"), FieldCPULimit, "resources.limits.cpu", "")
+	add(mapGet(c, "image"), FieldImage, "image", "")
+	if k, v := mapGetKey(c, "env"); k != nil {
+		out = append(out, ManifestField{File: file, Line: k.Line, Kind: FieldEnv, Path: prefix + ".env", Container: cname, Workload: workload})
+		for _, e := range seqItems(v) {
+			name := scalar(mapGet(e, "name"))
+			if val := mapGet(e, "value"); val != nil {
+				add(val, FieldEnvVar, "env["+name+"].value", name)
+			} else if ref := mapGet(mapGet(e, "valueFrom"), "secretKeyRef"); ref != nil {
+				key := mapGet(ref, "key")
+				if key != nil {
+					out = append(out, ManifestField{File: file, Line: key.Line, Kind: FieldSecretKeyRef, Path: prefix + ".env[" + name + "].valueFrom.secretKeyRef.key",
+						Value: key.Value, Name: scalar(mapGet(ref, "name")) + "/" + name, Container: cname, Workload: workload})
+				}
+			} else if ref := mapGet(mapGet(e, "valueFrom"), "configMapKeyRef"); ref != nil {
+				add(mapGet(ref, "key"), FieldEnvVar, "env["+name+"].valueFrom.configMapKeyRef.key", name)
+			}
+		}
+	}
+	if k, _ := mapGetKey(c, "envFrom"); k != nil {
+		out = append(out, ManifestField{File: file, Line: k.Line, Kind: FieldEnvFrom, Path: prefix + ".envFrom", Container: cname, Workload: workload})
+	}
+	for _, probe := range []struct{ key, kind string }{{"readinessProbe", FieldReadinessPort}, {"livenessProbe", FieldLivenessPort}} {
+		p := mapGet(c, probe.key)
+		for _, h := range []string{"httpGet", "tcpSocket", "grpc"} {
+			add(mapGet(mapGet(p, h), "port"), probe.kind, probe.key+"."+h+".port", "")
+		}
+	}
+	for _, port := range seqItems(mapGet(c, "ports")) {
+		add(mapGet(port, "containerPort"), FieldContainerPort, "ports["+scalar(mapGet(port, "name"))+"].containerPort", scalar(mapGet(port, "name")))
+	}
+	return out
+}
+
+func valuesFields(file string, s *yaml.Node, prefix, service string) []ManifestField {
+	var out []ManifestField
+	add := func(n *yaml.Node, kind, p, name string) {
+		if n != nil && n.Kind == yaml.ScalarNode {
+			out = append(out, ManifestField{File: file, Line: n.Line, Kind: kind, Path: prefix + p, Value: n.Value, Name: name, Workload: service})
+		}
+	}
+	res := mapGet(s, "resources")
+	add(mapGet(mapGet(res, "limits"), "memory"), FieldMemoryLimit, "resources.limits.memory", "")
+	add(mapGet(mapGet(res, "requests"), "memory"), FieldMemoryRequest, "resources.requests.memory", "")
+	add(mapGet(mapGet(res, "limits"), "cpu"), FieldCPULimit, "resources.limits.cpu", "")
+	img := mapGet(s, "image")
+	if img != nil && img.Kind == yaml.MappingNode {
+		add(mapGet(img, "tag"), FieldImageTag, "image.tag", "")
+		add(mapGet(img, "repository"), FieldImage, "image.repository", "")
+	} else {
+		add(img, FieldImage, "image", "")
+	}
+	add(mapGet(s, "replicaCount"), FieldReplicas, "replicaCount", "")
+	for _, key := range []string{"env", "extraEnv", "environment", "envVars"} {
+		k, v := mapGetKey(s, key)
+		if k == nil {
+			continue
+		}
+		out = append(out, ManifestField{File: file, Line: k.Line, Kind: FieldEnv, Path: prefix + key, Workload: service})
+		switch v.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				add(v.Content[i+1], FieldEnvVar, key+"."+v.Content[i].Value, v.Content[i].Value)
+			}
+		case yaml.SequenceNode:
+			for _, e := range v.Content {
+				add(mapGet(e, "value"), FieldEnvVar, key+"["+scalar(mapGet(e, "name"))+"].value", scalar(mapGet(e, "name")))
+			}
+		}
+	}
+	for _, probe := range []struct{ key, kind string }{{"readinessProbe", FieldReadinessPort}, {"livenessProbe", FieldLivenessPort}} {
+		p := mapGet(s, probe.key)
+		for _, h := range []string{"httpGet", "tcpSocket", "grpc"} {
+			add(mapGet(mapGet(p, h), "port"), probe.kind, probe.key+"."+h+".port", "")
+		}
+	}
+	add(mapGet(mapGet(s, "service"), "targetPort"), FieldContainerPort, "service.targetPort", "")
+	add(mapGet(s, "containerPort"), FieldContainerPort, "containerPort", "")
+	return out
+}
+
+func mapGetKey(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i], n.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+func mapGet(n *yaml.Node, key string) *yaml.Node {
+	_, v := mapGetKey(n, key)
+	return v
+}
+
+func seqItems(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
+}
