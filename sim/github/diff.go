@@ -16,6 +16,10 @@ const (
 	maxPatchBytes = 1 << 20
 )
 
+// noEOLMark tags a last line that lacks its newline; binary content (the
+// only content that may hold NUL) never reaches the line diff.
+const noEOLMark = "\x00noeol"
+
 type diffOp struct {
 	kind byte // ' ', '-', '+'
 	line string
@@ -127,6 +131,26 @@ func hunkRange(start, count int) string {
 	return fmt.Sprintf("%d,%d", start, count)
 }
 
+// funcContext is git's default hunk-header context: the nearest line before
+// the hunk (0-based index before) that starts with a letter, '_' or '$',
+// cut to 80 bytes and right-trimmed.
+func funcContext(lines []string, before int) string {
+	for i := min(before, len(lines)) - 1; i >= 0; i-- {
+		l := strings.TrimSuffix(lines[i], noEOLMark)
+		if l == "" {
+			continue
+		}
+		c := l[0]
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' {
+			if len(l) > 80 {
+				l = l[:80]
+			}
+			return strings.TrimRight(l, " \t\r")
+		}
+	}
+	return ""
+}
+
 // unifiedDiff returns the hunks of a unified diff between two file versions
 // (the content of GitHub's files[].patch, without file headers), and the
 // number of added and deleted lines. Binary content yields an empty patch.
@@ -136,12 +160,14 @@ func unifiedDiff(oldB, newB []byte) (patch string, additions, deletions int) {
 	}
 	a, aNoEOL := splitLines(oldB)
 	b, bNoEOL := splitLines(newB)
-	ops := lineOps(a, b)
-	// A changed end-of-file newline changes the last line even if its text is equal.
-	if aNoEOL != bNoEOL && len(a) > 0 && len(b) > 0 && len(ops) > 0 && ops[len(ops)-1].kind == ' ' {
-		last := ops[len(ops)-1].line
-		ops = append(ops[:len(ops)-1], diffOp{'-', last}, diffOp{'+', last})
+	// A last line without newline differs from the same text with one, as in git.
+	if aNoEOL {
+		a[len(a)-1] += noEOLMark
 	}
+	if bNoEOL {
+		b[len(b)-1] += noEOLMark
+	}
+	ops := lineOps(a, b)
 	for _, op := range ops {
 		switch op.kind {
 		case '+':
@@ -201,16 +227,18 @@ func unifiedDiff(oldB, newB []byte) (patch string, additions, deletions int) {
 			}
 		}
 		oldStart, newStart := oldNo[start], newNo[start]
-		fmt.Fprintf(&buf, "@@ -%s +%s @@\n", hunkRange(oldStart, oldCount), hunkRange(newStart, newCount))
+		fmt.Fprintf(&buf, "@@ -%s +%s @@", hunkRange(oldStart, oldCount), hunkRange(newStart, newCount))
+		if fn := funcContext(a, oldStart-1); fn != "" {
+			buf.WriteString(" " + fn)
+		}
+		buf.WriteByte('\n')
 		for idx := start; idx < end; idx++ {
 			op := ops[idx]
+			line, noEOL := strings.CutSuffix(op.line, noEOLMark)
 			buf.WriteByte(op.kind)
-			buf.WriteString(op.line)
+			buf.WriteString(line)
 			buf.WriteByte('\n')
-			isLastOld := op.kind != '+' && oldNo[idx] == len(a)
-			isLastNew := op.kind != '-' && newNo[idx] == len(b)
-			if (isLastOld && aNoEOL && op.kind == '-') || (isLastNew && bNoEOL && op.kind != '-') ||
-				(op.kind == ' ' && isLastOld && aNoEOL) {
+			if noEOL {
 				buf.WriteString("\\ No newline at end of file\n")
 			}
 		}
