@@ -94,8 +94,8 @@ type delivery struct {
 	queuedAt time.Time
 	conn     atomic.Value // string
 	sentAt   atomic.Int64 // unix nanoseconds; 0 until written
-	acked    chan struct{}
-	ackOnce  sync.Once
+	acked    chan struct{} // closed once the first accepted ack is recorded
+	claimed  atomic.Bool   // an accepted ack arrived
 	ack      atomic.Pointer[Ack]
 }
 
@@ -291,20 +291,20 @@ func (c *wsConn) writeLoop() {
 		batch, c.queue = c.queue, batch[:0]
 		c.qmu.Unlock()
 		for i, f := range batch {
+			// Stamped before the write: the ack may be read before it returns.
 			if f.d != nil {
 				f.d.sentAt.Store(time.Now().UnixNano())
+				c.sent.Add(1)
 			}
 			_ = c.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
 			if err := c.ws.WriteMessage(websocket.TextMessage, f.data); err != nil {
 				if f.d != nil {
 					f.d.sentAt.Store(0)
+					c.sent.Add(-1)
 				}
-				c.hub.reroute(batch[i:])
 				c.close(fmt.Errorf("write: %w", err))
+				c.hub.reroute(batch[i:])
 				return
-			}
-			if f.d != nil {
-				c.sent.Add(1)
 			}
 		}
 		clear(batch)
@@ -487,6 +487,7 @@ func (h *socketHub) handleAck(c *wsConn, data []byte, now time.Time) {
 	h.dmu.Lock()
 	d := h.deliveries[msg.EnvelopeID]
 	h.dmu.Unlock()
+	first := false
 	if d != nil {
 		ack.Known = true
 		ack.EventID, ack.Type = d.eventID, d.env.Type
@@ -497,22 +498,20 @@ func (h *socketHub) handleAck(c *wsConn, data []byte, now time.Time) {
 		if ack.Dropped {
 			s.log.Warn("ack of 20 KB or more ignored, as Slack does", "envelope_id", msg.EnvelopeID, "bytes", len(data))
 		} else {
-			first := false
-			d.ackOnce.Do(func() {
-				first = true
-				stored := ack
-				d.ack.Store(&stored)
-				close(d.acked)
-			})
+			first = d.claimed.CompareAndSwap(false, true)
 			ack.Duplicate = !first
-			if first {
-				c.acked.Add(1)
-			}
 		}
 	}
 	h.amu.Lock()
 	h.acks = appendBounded(h.acks, ack, s.opts.Limits.MaxRecords)
 	h.amu.Unlock()
+	// Everything is recorded before WaitAck callers are released.
+	if first {
+		c.acked.Add(1)
+		stored := ack
+		d.ack.Store(&stored)
+		close(d.acked)
+	}
 	if s.opts.Transcript != nil {
 		s.opts.Transcript.Record(transcriptService, "socket_mode.ack",
 			map[string]any{"conn": c.id, "envelope_id": msg.EnvelopeID, "payload": msg.Payload},
