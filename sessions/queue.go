@@ -507,7 +507,7 @@ if #p == 0 or p[1][2] ~= ARGV[2] then return 0 end
 `
 
 // touchScript resets an entry's idle time and delivery counter.
-// ARGV: group, consumer, id, idle ms, retry count, error ('' keeps), errors ttl ms.
+// ARGV: group, consumer, id, idle ms, retry count, error (empty: unchanged), errors ttl ms.
 var touchScript = redis.NewScript(ownedLua + `
 redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'IDLE', ARGV[4], 'RETRYCOUNT', ARGV[5], 'JUSTID')
 if ARGV[6] ~= '' then

@@ -404,6 +404,20 @@ func (st Setting) LogValue() slog.Value {
 // Resolved maps setting names to their effective values.
 type Resolved map[string]Setting
 
+// LogValue keeps secrets out of structured logs.
+func (r Resolved) LogValue() slog.Value {
+	names := make([]string, 0, len(r))
+	for k := range r {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	attrs := make([]slog.Attr, 0, len(r))
+	for _, k := range names {
+		attrs = append(attrs, slog.Any(k, r[k].LogValue()))
+	}
+	return slog.GroupValue(attrs...)
+}
+
 // Value returns a setting's value ("" when unset).
 func (r Resolved) Value(key string) string { return r[key].Value }
 
