@@ -127,7 +127,7 @@ func (s *Server) filesCompleteUploadExternal(_ context.Context, r *apiRequest) (
 	comment := r.str("initial_comment")
 	blocks, _, err := r.raw("blocks")
 	if err != nil {
-		return nil, slackErr("invalid_blocks_format")
+		return nil, slackErr("invalid_blocks", "blocks is not valid JSON [json-pointer:/blocks]")
 	}
 
 	ts := s.nextTS()

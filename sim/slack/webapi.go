@@ -107,7 +107,7 @@ func readContent(r *apiRequest, requireOne bool) (content, error) {
 	}
 	blocks, hasBlocks, err := r.raw("blocks")
 	if err != nil {
-		return c, slackErr("invalid_blocks_format", "blocks is not valid JSON")
+		return c, slackErr("invalid_blocks", "blocks is not valid JSON [json-pointer:/blocks]")
 	}
 	if hasBlocks {
 		if problems := validateBlocks(blocks, maxMsgBlocks, "/blocks"); len(problems) > 0 {
