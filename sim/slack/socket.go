@@ -92,8 +92,8 @@ type delivery struct {
 	data     []byte
 	eventID  string
 	queuedAt time.Time
-	conn     atomic.Value // string
-	sentAt   atomic.Int64 // unix nanoseconds; 0 until written
+	conn     atomic.Value  // string
+	sentAt   atomic.Int64  // unix nanoseconds; 0 until written
 	acked    chan struct{} // closed once the first accepted ack is recorded
 	claimed  atomic.Bool   // an accepted ack arrived
 	ack      atomic.Pointer[Ack]

@@ -142,7 +142,10 @@ func TestChatValidation(t *testing.T) {
 		call    func() error
 		wantErr string
 	}{
-		{"missing channel", func() error { _, _, err := api.PostMessageContext(ctx, "", slack.MsgOptionText("x", false)); return err }, "channel_not_found"},
+		{"missing channel", func() error {
+			_, _, err := api.PostMessageContext(ctx, "", slack.MsgOptionText("x", false))
+			return err
+		}, "channel_not_found"},
 		{"unknown channel when strict", func() error {
 			_, _, err := api.PostMessageContext(ctx, "C0OTHER", slack.MsgOptionText("x", false))
 			return err
@@ -407,7 +410,9 @@ func TestViewsValidationAndUpdate(t *testing.T) {
 	srv := newServer(t, Options{})
 	api := newAPI(srv)
 	ctx := testCtx(t)
-	title := func(s string) *slack.TextBlockObject { return slack.NewTextBlockObject(slack.PlainTextType, s, false, false) }
+	title := func(s string) *slack.TextBlockObject {
+		return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+	}
 	modal := slack.ModalViewRequest{Type: slack.VTModal, Title: title("Config"), CallbackID: "config",
 		Blocks: slack.Blocks{BlockSet: []slack.Block{slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, "hi", false, false), nil, nil)}}}
 
