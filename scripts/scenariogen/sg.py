@@ -709,18 +709,26 @@ class Scenario:
         name, email, login = author
         sha = sha or self.hex(40)
         files = []
+        order, per = [], {}
         for path, old, new in edits:
+            if path not in per:
+                order.append(path)
+                per[path] = []
+            per[path].append((old, new))
+        for path in order:
             after = self._commit_state.get(path, self.files.get(path, "") if self.files else "")
-            if old is None and new is None:
-                before, status = "", "added"
-            else:
-                if new not in after:
-                    old, new = _shift(old, new, after)
-                if new not in after:
+            before, status = after, "modified"
+            for old, new in per[path]:
+                if old is None and new is None:
+                    before, status = "", "added"
+                    continue
+                if new not in before:
+                    old, new = _shift(old, new, before)
+                if new not in before:
                     raise AssertionError(f"{self.name}: commit edit {new!r} not in {path}")
-                if after.count(new) != 1:
+                if before.count(new) != 1:
                     raise AssertionError(f"{self.name}: commit edit {new!r} ambiguous in {path}")
-                before, status = after.replace(new, old), "modified"
+                before = before.replace(new, old)
             self._commit_state[path] = before
             patch, adds, dels = unified_patch(path, before, after)
             base = f"https://github.com/{self.repo_name}"
