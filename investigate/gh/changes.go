@@ -108,7 +108,7 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 	var wg sync.WaitGroup
 	for i, rc := range list {
 		wg.Add(1)
-		go func(i int, sha string) {
+		fetch := func(i int, sha string) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -120,7 +120,12 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 				return
 			}
 			details[i] = d
-		}(i, rc.GetSHA())
+		}
+		if investigate.Sequential(ctx) {
+			fetch(i, rc.GetSHA())
+		} else {
+			go fetch(i, rc.GetSHA())
+		}
 	}
 	wg.Wait()
 	var findings []investigate.Finding

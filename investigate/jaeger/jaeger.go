@@ -110,10 +110,11 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 		{Name: ToolSearchErrors, Family: investigate.FamilyTraces,
 			Description: "Search failing traces (error spans) of one or more services in a time window. Returns where each failure originates: service, exception, stack frame, callee.",
 			Parameters: investigate.Schema(props(map[string]any{
-				"services":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "services to search (1-12)"},
+				"services":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "services to search (up to 12); empty = every service reporting traces, preferred ones first"},
+				"prefer":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "names to search first when services is empty"},
 				"operation": map[string]any{"type": "string", "description": "optional operation name"},
 				"limit":     map[string]any{"type": "integer", "description": "max traces per service (default 20, max 100)"},
-			}), "services", "start", "end")},
+			}), "start", "end")},
 		{Name: ToolGetTrace, Family: investigate.FamilyTraces, Description: "Fetch one trace by id and analyse where it fails.",
 			Parameters: investigate.Schema(map[string]any{"trace_id": map[string]any{"type": "string"}}, "trace_id")},
 	}
@@ -134,6 +135,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 	case ToolSearchErrors:
 		var a struct {
 			Services  []string `json:"services"`
+			Prefer    []string `json:"prefer"`
 			Operation string   `json:"operation"`
 			Start     string   `json:"start"`
 			End       string   `json:"end"`
@@ -146,7 +148,15 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
-		return c.searchErrors(ctx, a.Services, a.Operation, start, end, a.Limit)
+		services := a.Services
+		if len(services) == 0 {
+			all, err := c.services(ctx)
+			if err != nil {
+				return nil, err
+			}
+			services = preferred(all, a.Prefer)
+		}
+		return c.searchErrors(ctx, services, a.Operation, start, end, a.Limit)
 	case ToolGetTrace:
 		var a struct {
 			TraceID string `json:"trace_id"`
@@ -165,6 +175,23 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		return result(an, nil), nil
 	}
 	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
+}
+
+// preferred orders services so that those named in prefer come first.
+func preferred(all, prefer []string) []string {
+	want := map[string]bool{}
+	for _, p := range prefer {
+		want[investigate.NormalizeServiceName(p)] = true
+	}
+	var first, rest []string
+	for _, s := range all {
+		if want[investigate.NormalizeServiceName(s)] {
+			first = append(first, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	return append(first, rest...)
 }
 
 func traceIDRE(s string) bool {
@@ -274,18 +301,28 @@ func (c *Capability) searchErrors(ctx context.Context, services []string, op str
 	}
 	out := make(chan res, len(services)*len(markers))
 	var wg sync.WaitGroup
+	search := func(svc string, tags map[string]string) {
+		var r res
+		if api == APIv3 {
+			r.spans, r.err = c.searchV3(ctx, svc, op, tags, start, end, limit)
+		} else {
+			r.spans, r.err = c.searchV1(ctx, svc, op, tags, start, end, limit)
+		}
+		out <- r
+	}
+	sem := make(chan struct{}, 8) // bounded fan-out towards one backend
 	for _, svc := range services {
 		for _, tags := range markers {
+			if investigate.Sequential(ctx) {
+				search(svc, tags)
+				continue
+			}
 			wg.Add(1)
 			go func(svc string, tags map[string]string) {
 				defer wg.Done()
-				var r res
-				if api == APIv3 {
-					r.spans, r.err = c.searchV3(ctx, svc, op, tags, start, end, limit)
-				} else {
-					r.spans, r.err = c.searchV1(ctx, svc, op, tags, start, end, limit)
-				}
-				out <- r
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				search(svc, tags)
 			}(svc, tags)
 		}
 	}

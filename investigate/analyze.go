@@ -1,0 +1,521 @@
+package investigate
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// candidate is one possible root cause: a service and an error type, with
+// the evidence that supports it.
+type candidate struct {
+	Service   string
+	ErrorType ErrorType
+	// Signature is the most specific catalogue signature seen for it.
+	Signature string
+	Support   []Finding
+	Families  map[Family]bool
+	First     time.Time
+	Score     float64
+
+	traceOrigins  int // traces failing in this service's own code
+	traceCallee   int // traces whose calls into this service failed
+	exceptions    int
+	logCause      int
+	logPropagated int
+	infra         int // infra anomalies (metrics, Kubernetes)
+	hasAppFrame   bool
+	remoteWrapped bool
+}
+
+// evidence is everything a round of tool calls established.
+type evidence struct {
+	issue    Issue
+	findings []Finding
+	okFamily map[Family]bool
+	known    []string
+	hinted   map[string]bool // normalized names
+	onset    time.Time
+	calls    map[string]map[string]int // caller -> callee
+	failing  bool                      // traces show failing requests
+	restarts map[string]int
+	rate     map[string]Finding // error-rate anomaly per service
+}
+
+var remoteWrapRE = regexp.MustCompile(`(?i)rpc error: code = \w+ desc = |\b\d{1,2} (?:UNKNOWN|INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|FAILED_PRECONDITION|RESOURCE_EXHAUSTED|CANCELLED): |StatusCode\.\w+|status(?: code)?[ =:]+5\d\d|returned (?:HTTP )?5\d\d|upstream|remote (?:error|service)|response from \S+:|Grpc\.Core\.RpcException|io\.grpc\.StatusRuntimeException|HttpRequestException|failed to call|error calling|call to \S+ failed`)
+
+// remoteWrapped reports whether the error text was received from a callee
+// (an RPC/HTTP client wrapping the callee's message) rather than raised here.
+func remoteWrapped(f Finding) bool {
+	if f.Family != FamilyLogs && f.Family != FamilyK8s {
+		return false
+	}
+	if _, ok := TopAppFrame(f.Frames); ok {
+		return false
+	}
+	q := f.Quote
+	if loc := remoteWrapRE.FindStringIndex(q); loc != nil {
+		if s := SignatureByID(f.Signature); s != nil {
+			if m := s.Pattern.FindStringIndex(q); m != nil {
+				return loc[0] <= m[0]
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func newEvidence(issue Issue, receipts []Receipt) *evidence {
+	ev := &evidence{issue: issue, okFamily: map[Family]bool{}, hinted: map[string]bool{}, calls: map[string]map[string]int{},
+		restarts: map[string]int{}, rate: map[string]Finding{}}
+	known := map[string]bool{}
+	for _, r := range receipts {
+		if !r.OK {
+			continue
+		}
+		ev.okFamily[r.Family] = true
+		for _, f := range r.Findings {
+			ev.findings = append(ev.findings, f)
+			if f.Service != "" {
+				known[f.Service] = true
+			}
+			if f.Kind == KindCallEdge {
+				if ev.calls[f.Peer] == nil {
+					ev.calls[f.Peer] = map[string]int{}
+				}
+				ev.calls[f.Peer][f.Service] += f.Count
+				known[f.Peer] = true
+			}
+			if f.Family == FamilyTraces && (f.Kind == KindErrorSpan || f.Kind == KindException) {
+				ev.failing = true
+			}
+			if f.Kind == KindMetricAnomaly && f.Attrs["metric"] == "restarts" {
+				var n int
+				fmt.Sscan(f.Attrs["restarts"], &n)
+				ev.restarts[f.Service] += n
+			}
+			if f.Kind == KindMetricAnomaly && f.Signature == "error-rate" {
+				ev.rate[f.Service] = f
+			}
+		}
+	}
+	for s := range known {
+		ev.known = append(ev.known, s)
+	}
+	sort.Strings(ev.known)
+	for _, h := range hintsOf(issue, ev.known) {
+		ev.hinted[NormalizeServiceName(h)] = true
+	}
+	ev.onset = ev.estimateOnset()
+	return ev
+}
+
+// hintsOf returns the services the trigger names: configured service,
+// alert labels, and known services named in the text.
+func hintsOf(issue Issue, known []string) []string {
+	var out []string
+	if issue.Service != "" {
+		out = append(out, issue.Service)
+	}
+	for _, k := range []string{"service", "service_name", "app", "app_kubernetes_io_name", "k8s_deployment_name", "deployment", "container", "workload", "job"} {
+		if v := issue.Labels[k]; v != "" && !genericJobName(v) {
+			out = append(out, v)
+		}
+	}
+	out = append(out, MatchServices(issue.Text, known)...)
+	return out
+}
+
+func genericJobName(v string) bool {
+	switch v {
+	case "kube-state-metrics", "kubelet", "cadvisor", "node-exporter", "otel-collector", "opentelemetry-collector", "prometheus", "blackbox", "blackbox-exporter", "kubernetes-pods", "kubernetes-nodes":
+		return true
+	}
+	return false
+}
+
+// estimateOnset dates the start of the user-visible impact: the first
+// failing trace, the earliest error-rate change of a service, the alert's
+// start or the time the reporter gave — whichever evidence exists, earliest
+// first. Logs are not used: pre-existing noise would date it too early.
+func (ev *evidence) estimateOnset() time.Time {
+	var cands []time.Time
+	for _, f := range ev.findings {
+		if f.Family == FamilyTraces && (f.Kind == KindErrorSpan || f.Kind == KindException) && f.Count >= 2 {
+			cands = append(cands, f.Time)
+		}
+	}
+	for _, f := range ev.rate {
+		cands = append(cands, f.Time)
+	}
+	if len(cands) == 0 {
+		if t, ok := ParseSince(ev.issue.Text, ev.issue.End); ok {
+			cands = append(cands, t)
+		}
+		if t := ev.issue.alertStart(); !t.IsZero() {
+			cands = append(cands, t)
+		}
+	}
+	if len(cands) == 0 {
+		return time.Time{}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].Before(cands[j]) })
+	return cands[0]
+}
+
+// alertStart is the earliest startsAt carried in the labels (set by alerts.IssueFromAlert).
+func (i Issue) alertStart() time.Time {
+	if s := i.Annotations["autoheal_starts_at"]; s != "" {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func (ev *evidence) isHinted(s string) bool { return ev.hinted[NormalizeServiceName(s)] }
+
+// infraSignal reports whether a finding describes the platform (memory,
+// images, probes, config, nodes, certificates) rather than the code.
+func infraSignal(f Finding) bool {
+	if f.Kind != KindMetricAnomaly && f.Kind != KindK8sEvent {
+		if s := SignatureByID(f.Signature); s != nil && s.Infra && s.Role == RoleCause {
+			return true
+		}
+		return false
+	}
+	switch f.Signature {
+	case "", "error-rate":
+		return false
+	}
+	if s := SignatureByID(f.Signature); s != nil && s.Role == RoleSymptom {
+		return false
+	}
+	return true
+}
+
+// candidates aggregates findings into (service, error type) candidates.
+func (ev *evidence) candidates() []*candidate {
+	by := map[string]*candidate{}
+	get := func(svc string, et ErrorType) *candidate {
+		if et == "" {
+			et = ErrUnknown
+		}
+		k := svc + "|" + string(et)
+		c := by[k]
+		if c == nil {
+			c = &candidate{Service: svc, ErrorType: et, Families: map[Family]bool{}}
+			by[k] = c
+		}
+		return c
+	}
+	add := func(c *candidate, f Finding) {
+		c.Support = append(c.Support, f)
+		c.Families[f.Family] = true
+		if c.First.IsZero() || (!f.Time.IsZero() && f.Time.Before(c.First)) {
+			c.First = f.Time
+		}
+		if s := SignatureByID(f.Signature); s != nil {
+			if cur := SignatureByID(c.Signature); cur == nil || s.Weight > cur.Weight {
+				c.Signature = s.ID
+			}
+		}
+	}
+	for _, f := range ev.findings {
+		switch f.Kind {
+		case KindCallEdge, KindChangeCorrelation, KindSourceAnchor, KindManifest:
+			continue
+		}
+		if f.Service == "" && f.Kind == KindMetricAnomaly && f.Attrs["metric"] == "node_condition" {
+			continue // node conditions attach to the services evicted from them, below
+		}
+		if f.Service == "" {
+			continue
+		}
+		switch {
+		case f.Family == FamilyTraces:
+			c := get(f.Service, f.ErrorType)
+			if f.Attrs["blame"] == "callee" {
+				c.traceCallee += f.Count
+			} else {
+				c.traceOrigins += f.Count
+			}
+			if f.Kind == KindException {
+				c.exceptions += f.Count
+			}
+			if _, ok := TopAppFrame(f.Frames); ok {
+				c.hasAppFrame = true
+			}
+			add(c, f)
+		case f.Kind == KindLogPattern:
+			role := RoleCause
+			if s := SignatureByID(f.Signature); s != nil {
+				role = s.Role
+			}
+			wrapped := remoteWrapped(f)
+			c := get(f.Service, f.ErrorType)
+			if wrapped || role == RolePropagated {
+				c.logPropagated += f.Count
+				c.remoteWrapped = c.remoteWrapped || wrapped
+			} else {
+				c.logCause += f.Count
+			}
+			if _, ok := TopAppFrame(f.Frames); ok {
+				c.hasAppFrame = true
+			}
+			add(c, f)
+		case f.Kind == KindMetricAnomaly || f.Kind == KindK8sEvent:
+			if f.Signature == "error-rate" || (f.Attrs["metric"] == "restarts") {
+				continue // impact, not cause: used for onset and as symptoms
+			}
+			c := get(f.Service, f.ErrorType)
+			if infraSignal(f) {
+				c.infra++
+			}
+			add(c, f)
+		}
+	}
+	// An unavailable service with an infrastructure cause: the callers'
+	// failed calls (refused, reset, unavailable) are the cause's effect, so
+	// they support it.
+	for _, c := range by {
+		if c.infra == 0 {
+			continue
+		}
+		for _, o := range by {
+			if o == c || o.Service != c.Service || (o.ErrorType != ErrNetwork && o.ErrorType != ErrTimeout && o.ErrorType != ErrUnknown && o.ErrorType != ErrDependency) {
+				continue
+			}
+			if o.traceCallee > 0 || o.logPropagated > 0 || (o.infra == 0 && o.traceOrigins == 0) {
+				c.traceCallee += o.traceCallee
+				for fam := range o.Families {
+					c.Families[fam] = true
+				}
+				c.Support = append(c.Support, o.Support...)
+				o.Score = -1 // absorbed
+			}
+		}
+	}
+	var out []*candidate
+	for _, c := range by {
+		if c.Score < 0 {
+			continue
+		}
+		out = append(out, c)
+	}
+	for _, c := range out {
+		c.Score = ev.score(c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Service < out[j].Service
+	})
+	return out
+}
+
+func sat(n int, k float64) float64 { return 1 - math.Exp(-float64(n)/k) }
+
+// score weighs a candidate's evidence. The weights encode what an SRE
+// trusts: a failure originating in a service's own code (trace origin with
+// an exception and an application frame), an infrastructure signal from the
+// platform itself (OOMKilled, image pull, probes, evictions), corroboration
+// across independent families, and timing consistent with the impact.
+func (ev *evidence) score(c *candidate) float64 {
+	s := 0.0
+	s += 3.0 * sat(c.traceOrigins, 2)
+	if c.exceptions > 0 {
+		s += 1.0
+	}
+	if c.hasAppFrame {
+		s += 1.0
+	}
+	s += 2.0 * sat(c.traceCallee, 3)
+	s += 2.0 * sat(c.logCause, 3)
+	s += 0.6 * sat(c.logPropagated, 5)
+	s += 2.5 * math.Min(float64(c.infra), 2)
+	if sig := SignatureByID(c.Signature); sig != nil {
+		s *= 0.6 + 0.4*float64(sig.Weight)/100
+		if sig.Role == RolePropagated && c.infra == 0 && c.traceCallee == 0 && c.traceOrigins == 0 {
+			s *= 0.5
+		}
+	} else {
+		s *= 0.5 // nothing in the catalogue recognises it
+	}
+	if c.remoteWrapped && c.logCause == 0 && c.traceOrigins == 0 && c.infra == 0 {
+		s *= 0.3 // an error relayed from a callee
+	}
+	if n := len(c.Families); n > 1 {
+		s += 0.75 * float64(n-1)
+	}
+	if c.infra > 0 && ev.restarts[c.Service] > 0 {
+		s += 0.5
+	}
+	if ev.isHinted(c.Service) {
+		s += 0.4
+	}
+	// Traces show which services fail requests: a candidate that appears in
+	// no failing trace, while failing traces exist and cover it, is noise.
+	if ev.failing && c.traceOrigins == 0 && c.traceCallee == 0 && c.infra == 0 {
+		s *= 0.45
+	}
+	// Timing: causes start at or just before the impact. Errors that were
+	// already there long before, or start long after, are noise.
+	if !ev.onset.IsZero() && !c.First.IsZero() {
+		lead := ev.onset.Sub(c.First)
+		switch {
+		case lead > 20*time.Minute && c.infra == 0:
+			s *= 0.35
+		case lead < -15*time.Minute:
+			s *= 0.5
+		}
+	}
+	return s
+}
+
+// hypothesis is the engine's current answer.
+type hypothesis struct {
+	c        *candidate
+	runnerUp *candidate
+	anchor   *Frame // the application frame the evidence points at
+	bucket   Bucket
+}
+
+// best picks the leading candidate.
+func (ev *evidence) best() *hypothesis {
+	cs := ev.candidates()
+	if len(cs) == 0 || cs[0].Score <= 0.3 {
+		return nil
+	}
+	h := &hypothesis{c: cs[0]}
+	for _, o := range cs[1:] {
+		if o.Service != cs[0].Service {
+			h.runnerUp = o
+			break
+		}
+	}
+	h.anchor = anchorOf(cs[0])
+	return h
+}
+
+// anchorOf picks the application frame most of the candidate's evidence points at.
+func anchorOf(c *candidate) *Frame {
+	type key struct {
+		file string
+		line int
+	}
+	count := map[key]int{}
+	frames := map[key]Frame{}
+	for _, f := range c.Support {
+		top, ok := TopAppFrame(f.Frames)
+		if !ok && f.File != "" && f.Line > 0 {
+			top, ok = Frame{File: f.File, Line: f.Line, Function: f.Function}, true
+		}
+		if !ok {
+			continue
+		}
+		k := key{top.File, top.Line}
+		n := f.Count
+		if n < 1 {
+			n = 1
+		}
+		if f.Family == FamilyTraces {
+			n *= 2 // a frame tied to a failing request outranks a log line
+		}
+		count[k] += n
+		if _, seen := frames[k]; !seen {
+			frames[k] = top
+		}
+	}
+	var best key
+	bestN := 0
+	for k, n := range count {
+		if n > bestN || (n == bestN && k.file < best.file) {
+			best, bestN = k, n
+		}
+	}
+	if bestN == 0 {
+		return nil
+	}
+	f := frames[best]
+	return &f
+}
+
+func (h *hypothesis) describe() string {
+	if h == nil {
+		return ""
+	}
+	what := string(h.c.ErrorType)
+	if s := SignatureByID(h.c.Signature); s != nil {
+		what = s.Title
+	}
+	out := fmt.Sprintf("%s in %s", what, h.c.Service)
+	if h.anchor != nil {
+		out += fmt.Sprintf(" (%s:%d)", PathHint(*h.anchor), h.anchor.Line)
+	}
+	return out
+}
+
+// intermittent reports whether the candidate's failures are rare and spread
+// out rather than a sustained failure: the mark of a flake.
+func (ev *evidence) intermittent(c *candidate) bool {
+	if r, ok := ev.rate[c.Service]; ok {
+		var after float64
+		fmt.Sscan(r.Attrs["ratio_after"], &after)
+		if after >= 0.05 {
+			return false
+		}
+		if after > 0 {
+			return true
+		}
+	}
+	n := c.logCause + c.traceOrigins + c.traceCallee
+	if n == 0 {
+		return false
+	}
+	var first, last time.Time
+	for _, f := range c.Support {
+		if first.IsZero() || f.Time.Before(first) {
+			first = f.Time
+		}
+		if f.LastTime.After(last) {
+			last = f.LastTime
+		}
+	}
+	span := last.Sub(first)
+	// A handful of failures spread over a long time.
+	return n <= 12 && span >= 20*time.Minute
+}
+
+// deployed returns the change that touched the anchored file: exact when its
+// hunks cover the anchored line, near otherwise.
+func (ev *evidence) deployed(path string, line int, before time.Time) (f Finding, exact bool, ok bool) {
+	for _, c := range ev.findings {
+		if c.Kind != KindChangeCorrelation || c.File == "" || path == "" {
+			continue
+		}
+		if c.File != path && !strings.HasSuffix(path, "/"+c.File) && !strings.HasSuffix(c.File, "/"+path) {
+			continue
+		}
+		if !before.IsZero() && c.Time.After(before.Add(5*time.Minute)) {
+			continue // changed after the impact started: not the cause
+		}
+		hit := false
+		for _, r := range strings.Split(c.Attrs["hunks"], ",") {
+			var a, b int
+			if _, err := fmt.Sscanf(r, "%d-%d", &a, &b); err == nil && line >= a-3 && line <= b+3 {
+				hit = true
+			}
+		}
+		if hit && !exact {
+			f, exact, ok = c, true, true
+		} else if !ok {
+			f, ok = c, true
+		}
+	}
+	return f, exact, ok
+}

@@ -1,0 +1,55 @@
+package investigate
+
+// classify puts the hypothesis into one of the four buckets. The rules are
+// the product's hard rules: what is proposed follows from the bucket (only
+// code bugs get code patches, only infrastructure gets manifest edits).
+func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine int) Bucket {
+	c := h.c
+	sig := SignatureByID(c.Signature)
+	switch c.ErrorType {
+	case ErrRace:
+		return BucketFlake
+	case ErrOOM, ErrTLS, ErrConfig:
+		return BucketInfrastructure
+	case ErrResourceExhaustion:
+		// A pool/file-descriptor leak introduced by a change in the anchored
+		// code is a code bug; otherwise capacity or configuration.
+		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact && c.infra == 0 {
+			return BucketCodeBug
+		}
+		return BucketInfrastructure
+	case ErrDataValidation:
+		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
+			return BucketCodeBug // the parser/validator changed just before: the code is wrong, not the data
+		}
+		return BucketBadData
+	case ErrNullPointer, ErrRuntime:
+		if c.infra > 0 && !c.hasAppFrame {
+			return BucketInfrastructure
+		}
+		if ev.intermittent(c) && c.infra == 0 {
+			if _, _, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); !ok && !c.hasAppFrame {
+				return BucketFlake
+			}
+		}
+		return BucketCodeBug
+	case ErrTimeout, ErrNetwork, ErrDependency:
+		if c.infra > 0 {
+			return BucketInfrastructure
+		}
+		if ev.intermittent(c) {
+			return BucketFlake
+		}
+		return BucketInfrastructure
+	}
+	if sig != nil {
+		return sig.Bucket
+	}
+	if c.infra > 0 {
+		return BucketInfrastructure
+	}
+	if c.hasAppFrame {
+		return BucketCodeBug
+	}
+	return BucketUnknown
+}

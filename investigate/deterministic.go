@@ -1,0 +1,580 @@
+package investigate
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const plannerDeterministic = "deterministic"
+
+// NormalizeIssue fills the window: it ends at issue.End (the clock) and
+// starts 30 minutes before the time the trigger names (alert start or
+// "since 10am"), and at least an hour before the end, so that a baseline
+// before the impact is visible.
+func NormalizeIssue(issue Issue, now time.Time) Issue {
+	if issue.End.IsZero() {
+		issue.End = now
+	}
+	if issue.Start.IsZero() {
+		start := issue.End.Add(-time.Hour)
+		if t, ok := ParseSince(issue.Text, issue.End); ok && t.Add(-30*time.Minute).Before(start) {
+			start = t.Add(-30 * time.Minute)
+		}
+		if t := issue.alertStart(); !t.IsZero() && t.Add(-30*time.Minute).Before(start) {
+			start = t.Add(-30 * time.Minute)
+		}
+		if issue.End.Sub(start) > 24*time.Hour {
+			start = issue.End.Add(-24 * time.Hour)
+		}
+		issue.Start = start
+	}
+	if issue.LogServiceLabel == "" {
+		issue.LogServiceLabel = "service_name"
+	}
+	return issue
+}
+
+// Investigate runs a deterministic investigation: a first round querying
+// every configured family in parallel, anchoring on the file:line the
+// evidence points at, a second round (source window, manifests), then
+// classification and the confidence governor.
+func (e *Engine) Investigate(ctx context.Context, issue Issue) (*HealResult, error) {
+	started := e.opts.Now()
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Deadline)
+	defer cancel()
+	issue = NormalizeIssue(issue, started)
+	led := &Ledger{}
+
+	e.CallAll(ctx, led, plannerDeterministic, e.firstRound(issue))
+	ev := newEvidence(issue, led.Receipts())
+	h := ev.best()
+	e.progress(h, ev)
+
+	if h != nil && ctx.Err() == nil {
+		if calls := e.secondRound(ev, h); len(calls) > 0 {
+			e.CallAll(ctx, led, plannerDeterministic, calls)
+			anchor := h.anchor
+			ev = newEvidence(issue, led.Receipts())
+			if h2 := ev.best(); h2 != nil {
+				h = h2
+				if h.anchor == nil {
+					h.anchor = anchor
+				}
+			}
+		}
+	}
+	res := e.Conclude(issue, led.Receipts(), ev, h)
+	res.Started = started
+	res.Wall = e.opts.Now().Sub(started)
+	res.Mode = ModeDeterministic
+	if ctx.Err() != nil && res.ModeNote == "" {
+		res.ModeNote = "the investigation deadline was reached; the answer uses what arrived in time"
+	}
+	return res, nil
+}
+
+func (e *Engine) progress(h *hypothesis, ev *evidence) {
+	if e.opts.Observer == nil || h == nil {
+		return
+	}
+	band := BandLow
+	if len(evidenceFamilies(h.c)) >= 2 {
+		band = BandMedium
+	}
+	e.opts.Observer(ProgressEvent{Hypothesis: h.describe(), Band: band})
+}
+
+func (e *Engine) has(tool string) bool {
+	c, ok := e.tools[tool]
+	return ok && c.Availability().Configured
+}
+
+func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// firstRound queries every configured family at once.
+func (e *Engine) firstRound(issue Issue) []ToolCall {
+	var calls []ToolCall
+	prefer := []string{}
+	if issue.Service != "" {
+		prefer = append(prefer, issue.Service)
+	}
+	for _, k := range []string{"service", "service_name", "app", "container", "deployment", "k8s_deployment_name"} {
+		if v := issue.Labels[k]; v != "" {
+			prefer = append(prefer, v)
+		}
+	}
+	prefer = append(prefer, Words(issue.Text)...)
+	if e.has("traces_search_errors") {
+		calls = append(calls, ToolCall{Tool: "traces_search_errors", Args: map[string]any{
+			"prefer": prefer, "start": rfc(issue.Start), "end": rfc(issue.End)}})
+	}
+	if e.has("logs_search_errors") {
+		calls = append(calls, ToolCall{Tool: "logs_search_errors", Args: map[string]any{
+			"start": rfc(issue.Start), "end": rfc(issue.End)}})
+	}
+	if e.has("metrics_health") {
+		args := map[string]any{"start": rfc(issue.Start), "end": rfc(issue.End)}
+		if issue.Namespace != "" {
+			args["namespace"] = issue.Namespace
+		}
+		calls = append(calls, ToolCall{Tool: "metrics_health", Args: args})
+	}
+	if e.has("changes_recent_commits") {
+		calls = append(calls, ToolCall{Tool: "changes_recent_commits", Args: map[string]any{
+			"since": rfc(issue.Start.Add(-48 * time.Hour)), "until": rfc(issue.End)}})
+	}
+	if e.has("k8s_workload_status") {
+		args := map[string]any{}
+		if issue.Namespace != "" {
+			args["namespace"] = issue.Namespace
+		}
+		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
+	}
+	return calls
+}
+
+// infraTypes are error types whose fix lives in configuration/manifests.
+func infraLike(h *hypothesis) bool {
+	switch h.c.ErrorType {
+	case ErrOOM, ErrConfig, ErrResourceExhaustion, ErrTLS:
+		return true
+	}
+	return h.c.infra > 0
+}
+
+// secondRound reads what the leading hypothesis points at.
+func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
+	var calls []ToolCall
+	if h.anchor != nil && e.has("source_read") {
+		calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{
+			"file": PathHint(*h.anchor), "line": h.anchor.Line, "service": h.c.Service}})
+	}
+	if infraLike(h) && e.has("source_manifests") {
+		calls = append(calls, ToolCall{Tool: "source_manifests", Args: map[string]any{"service": h.c.Service}})
+	}
+	return calls
+}
+
+// evidenceFamilies lists the independent evidence families behind a candidate.
+func evidenceFamilies(c *candidate) []Family {
+	var out []Family
+	for f := range c.Families {
+		switch f {
+		case FamilyTraces, FamilyLogs, FamilyMetrics, FamilyK8s, FamilyMCP:
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Conclude turns evidence and the leading hypothesis into a governed result.
+func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypothesis) *HealResult {
+	used, unavailable := toolsUsedAndFailed(receipts, e.Unavailable())
+	res := &HealResult{Timeline: receipts, ToolsUsed: used, ToolsUnavailable: unavailable, IssueKey: issue.Key, Repo: issue.Repo, Ref: issue.Ref}
+	if h == nil {
+		return e.concludeNothing(issue, res, ev)
+	}
+	c := h.c
+	rc := RootCause{Service: c.Service, ErrorType: c.ErrorType, Function: ""}
+	var anchorPath string
+	var anchorLine int
+	var sourceRead bool
+	var window []string
+	var col int
+	// The source receipt for the anchor.
+	for _, f := range ev.findings {
+		if f.Kind == KindSourceAnchor {
+			anchorPath, anchorLine, sourceRead = f.File, f.Line, true
+			if w := f.Attrs["window"]; w != "" {
+				window = windowLines(w)
+			}
+		}
+	}
+	if h.anchor != nil {
+		rc.Function = h.anchor.Function
+		col = columnOf(c, h.anchor)
+	}
+	bucket := ev.classify(h, anchorPath, anchorLine)
+	var manifest *ManifestField
+	if bucket == BucketInfrastructure {
+		manifest = pickManifestField(ev, h)
+	}
+	switch {
+	case manifest != nil:
+		rc.File, rc.Line = manifest.File, manifest.Line
+	case anchorPath != "":
+		rc.File, rc.Line = anchorPath, anchorLine
+	}
+	rc.Bucket = bucket
+	families := evidenceFamilies(c)
+	change, exact, hasChange := ev.deployed(anchorPath, anchorLine, ev.onset)
+	if hasChange && exact && bucket == BucketCodeBug {
+		families = append(families, FamilyChanges)
+	}
+	contested := ""
+	if h.runnerUp != nil && h.runnerUp.Score > 0.7*c.Score {
+		contested = fmt.Sprintf("%s in %s", h.runnerUp.ErrorType, h.runnerUp.Service)
+	}
+	in := GovernorInput{
+		ErrorTypeKnown: c.ErrorType != ErrUnknown && c.ErrorType != "",
+		FileAnchored:   rc.File != "" && rc.Line > 0,
+		SourceRead:     sourceRead || manifest != nil,
+		Corroborating:  families,
+		Contested:      contested,
+	}
+	if manifest == nil && bucket == BucketInfrastructure && anchorPath != "" {
+		// A code frame anchors an infrastructure cause only loosely.
+		in.FileAnchored, in.SourceRead = rc.File != "", sourceRead
+	}
+	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
+	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
+	rc.Band, res.ConfidenceNote = Govern(rc.ClaimedBand, in)
+	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact)
+	res.RootCause = rc
+	res.Evidence = pickEvidence(c, ev, anchorPath, manifest, change, hasChange)
+	res.Fix = e.buildFix(ev, h, rc, window, col, manifest)
+	res.Summary = summarize(rc)
+	return res
+}
+
+func (e *Engine) concludeNothing(issue Issue, res *HealResult, ev *evidence) *HealResult {
+	svc := issue.Service
+	if svc == "" && len(ev.hinted) > 0 {
+		for _, k := range hintsOf(issue, ev.known) {
+			svc = k
+			break
+		}
+	}
+	res.RootCause = RootCause{Service: svc, ErrorType: ErrUnknown, Bucket: BucketUnknown, ClaimedBand: BandLow, Band: BandLow,
+		Description: "No failure was found in the evidence that could be gathered."}
+	okFamilies := 0
+	for range ev.okFamily {
+		okFamilies++
+	}
+	var missing []string
+	for _, u := range res.ToolsUnavailable {
+		missing = append(missing, fmt.Sprintf("%s (%s)", u.Family, u.Reason))
+	}
+	res.ConfidenceNote = "LOW: no tool returned evidence of a failure"
+	if okFamilies == 0 {
+		res.ConfidenceNote = "LOW: no backend could be queried"
+	}
+	if len(missing) > 0 {
+		res.ConfidenceNote += ". Unavailable: " + strings.Join(missing, "; ")
+	}
+	res.ConfidenceNote += ". Configure more backends or widen the time window to investigate further."
+	res.Summary = "No root cause found: " + strings.TrimPrefix(res.ConfidenceNote, "LOW: ")
+	res.Fix = Fix{Summary: "Nothing to fix yet: no failure evidence was found. Check the time window and service name, and configure the missing backends."}
+	res.Evidence = []Finding{}
+	return res
+}
+
+func windowLines(w string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(w, "\n"), "\n") {
+		out = append(out, l)
+	}
+	return out
+}
+
+var nodeColRE = regexp.MustCompile(`:(\d+):(\d+)\)?\s*$`)
+
+// columnOf recovers the column of a JavaScript frame from the stack text.
+func columnOf(c *candidate, f *Frame) int {
+	for _, s := range c.Support {
+		idx := strings.Index(s.Quote, fmt.Sprintf("%s:%d:", f.File, f.Line))
+		if idx >= 0 {
+			rest := s.Quote[idx+len(fmt.Sprintf("%s:%d:", f.File, f.Line)):]
+			n := 0
+			for _, r := range rest {
+				if r < '0' || r > '9' {
+					break
+				}
+				n = n*10 + int(r-'0')
+			}
+			if n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// pickManifestField chooses the manifest setting an infrastructure cause
+// implicates.
+func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
+	var fields []ManifestField
+	for _, f := range ev.findings {
+		if f.Kind != KindManifest {
+			continue
+		}
+		fields = append(fields, ManifestField{File: f.File, Line: f.Line, Kind: f.Attrs["field"], Path: f.Attrs["path"], Value: f.Attrs["value"], Name: f.Attrs["name"], Container: f.Attrs["container"]})
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	want := []string{}
+	text := strings.ToLower(joinQuotes(h.c.Support))
+	switch {
+	case h.c.ErrorType == ErrOOM:
+		want = []string{FieldMemoryLimit, FieldMemoryRequest}
+	case h.c.Signature == "k8s-imagepull":
+		want = []string{FieldImageTag, FieldImage}
+	case h.c.Signature == "k8s-probe" || strings.Contains(text, "probe failed"):
+		want = []string{FieldReadinessPort, FieldLivenessPort, FieldContainerPort}
+	case h.c.Signature == "k8s-configerror" || h.c.Signature == "bad-credentials":
+		want = []string{FieldSecretKeyRef, FieldEnvVar, FieldEnvFrom, FieldEnv}
+	case h.c.Signature == "missing-env" || h.c.ErrorType == ErrConfig:
+		want = []string{FieldEnvVar, FieldSecretKeyRef, FieldEnv, FieldEnvFrom}
+	case h.c.ErrorType == ErrResourceExhaustion && strings.Contains(text, "memory"):
+		want = []string{FieldMemoryRequest, FieldMemoryLimit}
+	default:
+		return nil
+	}
+	// Prefer a field whose name the evidence mentions (an env var or secret key).
+	for _, k := range want {
+		for i := range fields {
+			f := &fields[i]
+			if f.Kind == k && f.Name != "" && mentions(text, f.Name) {
+				return f
+			}
+		}
+	}
+	for _, k := range want {
+		for i := range fields {
+			if fields[i].Kind == k && fields[i].Kind != FieldEnvVar && fields[i].Kind != FieldSecretKeyRef {
+				return &fields[i]
+			}
+		}
+	}
+	return nil
+}
+
+func mentions(text, name string) bool {
+	name = strings.ToLower(name)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	return name != "" && strings.Contains(text, name)
+}
+
+func joinQuotes(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Quote)
+		b.WriteString("\n")
+		for _, v := range f.Attrs {
+			b.WriteString(v)
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+// rawConfidence is the engine's own estimate: how clearly the leader wins
+// and how much independent evidence it has.
+func rawConfidence(c, runnerUp *candidate, in GovernorInput) float64 {
+	raw := 0.3 + 0.15*float64(min(len(in.Corroborating), 3))
+	if in.FileAnchored {
+		raw += 0.15
+	}
+	if in.SourceRead {
+		raw += 0.05
+	}
+	if runnerUp != nil && c.Score > 0 {
+		raw -= 0.3 * (runnerUp.Score / c.Score)
+	}
+	if !in.ErrorTypeKnown {
+		raw -= 0.2
+	}
+	return clamp01(raw)
+}
+
+func clamp01(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return float64(int(x*100+0.5)) / 100
+}
+
+func bucketWord(b Bucket) string {
+	switch b {
+	case BucketCodeBug:
+		return "code bug"
+	case BucketInfrastructure:
+		return "infrastructure"
+	case BucketBadData:
+		return "bad data"
+	case BucketFlake:
+		return "flake"
+	}
+	return "unclassified"
+}
+
+func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding, changeExact bool) string {
+	c := h.c
+	what := string(c.ErrorType)
+	if s := SignatureByID(c.Signature); s != nil {
+		what = s.Title
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s in %s", capitalize(what), c.Service)
+	if rc.File != "" && m == nil {
+		fmt.Fprintf(&b, " at %s:%d", rc.File, rc.Line)
+		if rc.Function != "" {
+			fmt.Fprintf(&b, " (%s)", shortFunc(rc.Function))
+		}
+	}
+	b.WriteString(".")
+	if q := bestQuote(c); q != "" {
+		fmt.Fprintf(&b, " Evidence: %q.", Quote(q, 160))
+	}
+	if c.traceCallee > 0 {
+		fmt.Fprintf(&b, " Callers' requests to %s failed in %d traces.", c.Service, c.traceCallee)
+	}
+	if c.traceOrigins > 0 {
+		fmt.Fprintf(&b, " %d failing traces originate here.", c.traceOrigins)
+	}
+	if m != nil {
+		fmt.Fprintf(&b, " The deployed setting %s is %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
+	}
+	if changeExact {
+		fmt.Fprintf(&b, " The failing line was changed by %s shortly before the failures started.", change.Quote)
+	}
+	return b.String()
+}
+
+func shortFunc(f string) string {
+	if i := strings.LastIndex(f, "/"); i >= 0 {
+		f = f[i+1:]
+	}
+	return f
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// bestQuote picks the most telling quote: exceptions first, then cause logs, then infra.
+func bestQuote(c *candidate) string {
+	var best Finding
+	rank := func(f Finding) int {
+		switch {
+		case f.Kind == KindException:
+			return 4
+		case f.Kind == KindMetricAnomaly && f.Signature != "" && f.Signature != "error-rate":
+			return 3
+		case f.Kind == KindLogPattern && f.Signature != "":
+			return 2
+		case f.Kind == KindK8sEvent:
+			return 3
+		}
+		return 1
+	}
+	for _, f := range c.Support {
+		if f.Quote != "" && (best.Quote == "" || rank(f) > rank(best)) {
+			best = f
+		}
+	}
+	return best.Quote
+}
+
+func pickEvidence(c *candidate, ev *evidence, anchorPath string, m *ManifestField, change Finding, hasChange bool) []Finding {
+	support := append([]Finding(nil), c.Support...)
+	sort.SliceStable(support, func(i, j int) bool {
+		if support[i].Family != support[j].Family {
+			return familyRank(support[i].Family) < familyRank(support[j].Family)
+		}
+		return support[i].Count > support[j].Count
+	})
+	var out []Finding
+	perFamily := map[Family]int{}
+	for _, f := range support {
+		if perFamily[f.Family] >= 3 {
+			continue
+		}
+		perFamily[f.Family]++
+		f.Frames = trimFrames(f.Frames)
+		out = append(out, f)
+	}
+	for _, f := range ev.findings {
+		switch {
+		case f.Kind == KindSourceAnchor && f.File == anchorPath:
+			g := f
+			delete(g.Attrs, "window")
+			out = append(out, g)
+		case f.Kind == KindManifest && m != nil && f.File == m.File && f.Line == m.Line:
+			out = append(out, f)
+		}
+	}
+	if hasChange {
+		out = append(out, change)
+	}
+	return out
+}
+
+func trimFrames(fs []Frame) []Frame {
+	if len(fs) > 5 {
+		return fs[:5]
+	}
+	return fs
+}
+
+func familyRank(f Family) int {
+	for i, x := range []Family{FamilyTraces, FamilyLogs, FamilyK8s, FamilyMetrics, FamilyMCP, FamilyChanges, FamilySource} {
+		if x == f {
+			return i
+		}
+	}
+	return 99
+}
+
+func summarize(rc RootCause) string {
+	where := rc.Service
+	if rc.File != "" {
+		where += fmt.Sprintf(" (%s:%d)", rc.File, rc.Line)
+	}
+	return fmt.Sprintf("%s: %s in %s — %s confidence.", capitalize(bucketWord(rc.Bucket)), strings.ReplaceAll(string(rc.ErrorType), "_", " "), where, rc.Band)
+}
+
+var idRE = regexp.MustCompile(`(?i)\b(?:id|record|order|order_id|orderId|sku|product(?:_id)?|account|invoice|message(?:_id)?|key|offset|row|user(?:_id)?|customer(?:_id)?|shipment|tracking)[\s:=#"']+([A-Za-z0-9][A-Za-z0-9_-]{2,40})`)
+
+// affectedRecords extracts the record ids that failing lines name.
+func affectedRecords(c *candidate) []string {
+	count := map[string]int{}
+	var order []string
+	for _, f := range c.Support {
+		texts := []string{f.Quote}
+		for _, v := range f.Attrs {
+			texts = append(texts, v)
+		}
+		for _, t := range texts {
+			for _, m := range idRE.FindAllStringSubmatch(t, -1) {
+				id := m[1]
+				if _, err := strconv.Atoi(id); err == nil && len(id) < 3 {
+					continue
+				}
+				if count[id] == 0 {
+					order = append(order, id)
+				}
+				count[id]++
+			}
+		}
+	}
+	if len(order) > 10 {
+		order = order[:10]
+	}
+	return order
+}

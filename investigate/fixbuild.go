@@ -1,0 +1,193 @@
+package investigate
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// buildFix writes the recommended fix for the bucket. Only code bugs get a
+// code patch; only infrastructure gets a manifest edit.
+func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []string, col int, m *ManifestField) Fix {
+	c := h.c
+	switch rc.Bucket {
+	case BucketCodeBug:
+		return codeBugFix(h, rc, window, col)
+	case BucketInfrastructure:
+		return infraFix(ev, h, rc, m)
+	case BucketBadData:
+		ids := affectedRecords(c)
+		fix := Fix{AffectedRecords: ids}
+		where := c.Service
+		if rc.File != "" {
+			where = fmt.Sprintf("%s (%s:%d)", c.Service, rc.File, rc.Line)
+		}
+		fix.Summary = fmt.Sprintf("Bad input data is failing requests in %s. Quarantine or repair the offending records, then make the consumer reject invalid records with a clear error instead of failing.", c.Service)
+		fix.Remediation = fmt.Sprintf("1. Identify and repair (or skip/dead-letter) the records that fail validation%s. 2. Add input validation at %s so one bad record cannot fail the whole request or batch. 3. Tell the data owner/producer which records were rejected.", idsNote(ids), where)
+		fix.Steps = []string{"Repair or quarantine the affected records", "Validate the input where it is parsed and reject bad records individually", "Alert the producer of the data"}
+		return fix
+	case BucketFlake:
+		n := 0
+		t0, t1 := c.First, c.First
+		for _, f := range c.Support {
+			n += max(f.Count, 1)
+			if f.LastTime.After(t1) {
+				t1 = f.LastTime
+			}
+		}
+		freq := fmt.Sprintf("%d failures between %s and %s", n, t0.Format("15:04"), t1.Format("15:04"))
+		if r, ok := ev.rate[c.Service]; ok {
+			freq += fmt.Sprintf(" (error ratio %s)", r.Attrs["ratio_after"])
+		}
+		cond := fmt.Sprintf("%s failures in %s", strings.ReplaceAll(string(c.ErrorType), "_", " "), c.Service)
+		if q := bestQuote(c); q != "" {
+			cond += fmt.Sprintf(": %q", Quote(q, 120))
+		}
+		cond += "; no deploy or configuration change correlates with them"
+		return Fix{
+			Summary: fmt.Sprintf("Intermittent %s in %s: a flake, not a regression. Track it, make the operation tolerate it (retry with backoff / idempotency, or fix the race), and do not roll back.", strings.ReplaceAll(string(c.ErrorType), "_", " "), c.Service),
+			Flake:   &FlakeReport{Frequency: freq, Conditions: cond, FirstSeen: t0, LastSeen: t1},
+			Steps:   []string{"Record the flake with its frequency and conditions", "Add a retry with backoff or fix the race at the failing call", "Watch the error ratio; escalate if it grows"},
+		}
+	}
+	return Fix{Summary: "The evidence does not show a clear fix yet; see the confidence note for what would help."}
+}
+
+func idsNote(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ids, ", ") + ")"
+}
+
+func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
+	c := h.c
+	fix := Fix{}
+	exception := ""
+	quote := bestQuote(c)
+	for _, f := range c.Support {
+		if f.Exception != "" {
+			exception = f.Exception
+			break
+		}
+	}
+	var lines []string
+	from := 0
+	for _, l := range window {
+		// window lines look like "> 137  code" or "  136  code"
+		t := strings.TrimLeft(l, "> ")
+		var n int
+		if _, err := fmt.Sscanf(t, "%d", &n); err == nil {
+			if from == 0 {
+				from = n
+			}
+			idx := strings.Index(t, "  ")
+			code := ""
+			if idx >= 0 {
+				code = t[idx+2:]
+			}
+			lines = append(lines, code)
+		}
+	}
+	var patch *Patch
+	var prose string
+	if rc.File != "" && len(lines) > 0 && from > 0 {
+		// Build a full-file-shaped slice: pad before the window so line numbers align.
+		full := make([]string, from-1, from-1+len(lines))
+		full = append(full, lines...)
+		patch, prose = codeFix(rc.File, full, rc.Line, c.ErrorType, quote, exception, col)
+		if patch != nil {
+			patch.Ref = ""
+		}
+	}
+	loc := rc.Service
+	if rc.File != "" {
+		loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
+	}
+	if prose == "" {
+		switch c.ErrorType {
+		case ErrNullPointer:
+			prose = fmt.Sprintf("A null/undefined value is dereferenced at %s. Check for null (or use a safe default) before using it, and decide what the request should get when the value is missing.", loc)
+		case ErrRuntime:
+			prose = fmt.Sprintf("%s is raised at %s. Validate the inputs that reach this line and handle the failing case explicitly.", firstNonEmpty(exception, "A runtime error"), loc)
+		case ErrDataValidation:
+			prose = fmt.Sprintf("The parsing/validation at %s was changed and now rejects valid input; fix the parsing logic and add a test with the failing input.", loc)
+		case ErrResourceExhaustion:
+			prose = fmt.Sprintf("Resources are not released at %s (a leak introduced by a recent change); release them on every path (defer/finally/using).", loc)
+		default:
+			prose = fmt.Sprintf("Fix the failing code at %s.", loc)
+		}
+	}
+	fix.Summary = prose
+	fix.Patch = patch
+	fn := shortFunc(rc.Function)
+	if fn == "" {
+		fn = "the failing function"
+	}
+	fix.RegressionTest = fmt.Sprintf("Add a unit test for %s (%s) that feeds it the input that failed in production%s and asserts it no longer throws %s.",
+		fn, path.Base(firstNonEmpty(rc.File, c.Service)), sampleInput(c), firstNonEmpty(exception, string(c.ErrorType)))
+	fix.Steps = []string{"Apply the guard at " + loc, "Add the regression test", "Deploy and watch the error rate of " + c.Service}
+	return fix
+}
+
+// sampleInput quotes a request attribute seen next to failures, if any.
+func sampleInput(c *candidate) string {
+	for _, f := range c.Support {
+		if f.Attrs["trace_id"] != "" {
+			return fmt.Sprintf(" (e.g. the request of trace %s)", f.Attrs["trace_id"])
+		}
+	}
+	return ""
+}
+
+func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
+	c := h.c
+	fix := Fix{}
+	switch {
+	case c.ErrorType == ErrOOM:
+		peak := 0.0
+		for _, f := range c.Support {
+			if f.Attrs["peak_bytes"] != "" {
+				fmt.Sscan(f.Attrs["peak_bytes"], &peak)
+			}
+		}
+		if m != nil && (m.Kind == FieldMemoryLimit || m.Kind == FieldMemoryRequest) {
+			to := nextMemory(m.Value, peak)
+			if to != "" {
+				fix.ManifestEdit = &ManifestEdit{File: m.File, Line: m.Line, Path: m.Path, OldValue: m.Value, NewValue: to,
+					Reason: fmt.Sprintf("%s is OOM-killed: its working set reaches the %s memory limit", c.Service, m.Value)}
+				fix.Summary = fmt.Sprintf("Raise the memory limit of %s from %s to %s (%s in %s:%d), and the request with it; or add replicas/an HPA so each pod carries less load. This is capacity, not a code change.", c.Service, m.Value, to, m.Path, m.File, m.Line)
+			}
+		}
+		if fix.Summary == "" {
+			fix.Summary = fmt.Sprintf("%s is killed for exceeding its memory limit: raise the container memory limit (resources.limits.memory) and request, or add replicas so each pod carries less load.", c.Service)
+		}
+		fix.Steps = []string{"Raise resources.limits.memory (and requests.memory)", "Roll out and watch restarts and working set", "If memory keeps growing with time rather than load, profile for a leak"}
+	case c.Signature == "k8s-imagepull":
+		fix.Summary = fmt.Sprintf("The image of %s cannot be pulled. Point the deployment back at an existing image tag (roll back to the previous ReplicaSet's image) and fix the tag in the manifest.", c.Service)
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" The manifest sets %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
+		}
+		fix.Steps = []string{"kubectl rollout undo the deployment", "Fix the image tag in the manifest", "Check the CI publish step produced the tag"}
+	case c.Signature == "k8s-probe":
+		fix.Summary = fmt.Sprintf("The health probe of %s fails: make the probe port/path match what the container listens on.", c.Service)
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" Currently %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
+		}
+	case c.ErrorType == ErrConfig:
+		fix.Summary = fmt.Sprintf("%s is misconfigured: %s. Provide the missing or correct setting (environment variable, Secret/ConfigMap key or credential) in its deployment and restart it.", c.Service, Quote(bestQuote(c), 140))
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" See %s (%s:%d).", m.Path, m.File, m.Line)
+		}
+		fix.Steps = []string{"Fix the setting in the manifest / Secret", "Roll the deployment", "Add a startup check that fails fast with a clear message"}
+	case c.ErrorType == ErrTLS:
+		fix.Summary = fmt.Sprintf("A TLS certificate used by %s is expired or not trusted: renew/rotate it (or fix the CA bundle) and restart the clients that cache it.", c.Service)
+	case c.ErrorType == ErrResourceExhaustion:
+		fix.Summary = fmt.Sprintf("%s runs out of a bounded resource (%s): raise the limit/pool size to match load, or reduce load per instance, and find what holds the resources.", c.Service, Quote(bestQuote(c), 100))
+	case c.ErrorType == ErrNetwork || c.ErrorType == ErrTimeout || c.ErrorType == ErrDependency:
+		fix.Summary = fmt.Sprintf("%s is unreachable or too slow for its callers (%s). Restore the dependency (check its pods, endpoints, DNS and network policy), then tune client timeouts/retries.", c.Service, Quote(bestQuote(c), 100))
+	default:
+		fix.Summary = fmt.Sprintf("Fix the platform issue affecting %s: %s.", c.Service, Quote(bestQuote(c), 140))
+	}
+	return fix
+}

@@ -1,0 +1,195 @@
+package investigate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	sinceClockRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started(?: at)?|after|around|about|at)\s*(?:about|around|approx\.?|~|≈)?\s*~?\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|utc|z)?\b`)
+	lastDurRE    = regexp.MustCompile(`(?i)\b(?:for|in|over|during)?\s*(?:the\s+)?(?:last|past)\s+(\d+|an?|one|few|couple(?: of)?)?\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)\b`)
+	agoRE        = regexp.MustCompile(`(?i)\b(\d+|an?|one|few|couple(?: of)?)\s*(m|mins?|minutes?|h|hrs?|hours?)\s+ago\b`)
+)
+
+func unitDur(u string) time.Duration {
+	u = strings.ToLower(u)
+	switch {
+	case strings.HasPrefix(u, "s"):
+		return time.Second
+	case strings.HasPrefix(u, "m"):
+		return time.Minute
+	case strings.HasPrefix(u, "h"):
+		return time.Hour
+	case strings.HasPrefix(u, "d"):
+		return 24 * time.Hour
+	}
+	return 0
+}
+
+func countWord(s string) int {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "a", "an", "one":
+		return 1
+	case "few":
+		return 3
+	case "couple", "couple of":
+		return 2
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// ParseSince finds when a human says the problem started ("since 10am",
+// "since ~10:05", "for the last 20 min", "2h ago") relative to now (in now's
+// location). ok is false when the text names no time.
+func ParseSince(text string, now time.Time) (time.Time, bool) {
+	if m := lastDurRE.FindStringSubmatch(text); m != nil {
+		if d := unitDur(m[2]); d > 0 {
+			return now.Add(-time.Duration(countWord(m[1])) * d), true
+		}
+	}
+	if m := agoRE.FindStringSubmatch(text); m != nil {
+		if d := unitDur(m[2]); d > 0 {
+			return now.Add(-time.Duration(countWord(m[1])) * d), true
+		}
+	}
+	for _, m := range sinceClockRE.FindAllStringSubmatch(text, -1) {
+		h, _ := strconv.Atoi(m[1])
+		mins := 0
+		if m[2] != "" {
+			mins, _ = strconv.Atoi(m[2])
+		}
+		suffix := strings.ToLower(strings.ReplaceAll(m[3], ".", ""))
+		if h > 23 || mins > 59 || (m[2] == "" && suffix == "" && !strings.Contains(strings.ToLower(m[0]), "since")) {
+			continue // "at 5" without a clock context is too ambiguous
+		}
+		hours := []int{h}
+		switch suffix {
+		case "pm":
+			if h < 12 {
+				hours = []int{h + 12}
+			}
+		case "am":
+			if h == 12 {
+				hours = []int{0}
+			}
+		default:
+			if h < 12 {
+				hours = append(hours, h+12)
+			}
+		}
+		var best time.Time
+		for _, hh := range hours {
+			t := time.Date(now.Year(), now.Month(), now.Day(), hh, mins, 0, 0, now.Location())
+			if t.After(now) {
+				t = t.Add(-24 * time.Hour)
+			}
+			if t.After(best) {
+				best = t
+			}
+		}
+		if !best.IsZero() && now.Sub(best) <= 36*time.Hour {
+			return best, true
+		}
+	}
+	return time.Time{}, false
+}
+
+var wordRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.-]*`)
+
+// stopWords never name a service on their own.
+var stopWords = map[string]bool{
+	"the": true, "a": true, "an": true, "is": true, "are": true, "and": true, "or": true, "of": true, "to": true,
+	"in": true, "on": true, "for": true, "since": true, "errors": true, "error": true, "service": true, "svc": true,
+	"throwing": true, "failing": true, "fails": true, "failed": true, "down": true, "slow": true, "it": true, "we": true,
+	"from": true, "with": true, "at": true, "last": true, "min": true, "mins": true, "minutes": true, "am": true, "pm": true,
+	"our": true, "all": true, "some": true, "api": true, "app": true, "stopped": true, "showing": true, "high": true,
+	"rate": true, "latency": true, "pods": true, "pod": true, "prod": true, "production": true, "users": true, "see": true,
+	"seeing": true, "getting": true, "lots": true, "lot": true, "hi": true, "hey": true, "please": true, "look": true, "can": true,
+	"you": true, "this": true, "that": true, "there": true, "be": true, "been": true, "has": true, "have": true, "was": true,
+}
+
+// Words returns candidate service-name words from free text: single words
+// and adjacent pairs ("product catalog" -> "product-catalog").
+func Words(text string) []string {
+	raw := wordRE.FindAllString(text, 64)
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		w = strings.Trim(strings.ToLower(w), ".-_")
+		if len(w) < 2 || stopWords[w] || seen[w] {
+			return
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	for i, w := range raw {
+		add(w)
+		if i+1 < len(raw) {
+			add(w + "-" + raw[i+1])
+		}
+	}
+	return out
+}
+
+// MatchServices returns the known services a text names: exact name matches
+// after normalization (CartService, cart-svc, "the cart svc"), plurals, and
+// one-letter typos for longer names.
+func MatchServices(text string, known []string) []string {
+	words := Words(text)
+	var out []string
+	seen := map[string]bool{}
+	for _, svc := range known {
+		ns := NormalizeServiceName(svc)
+		if ns == "" || seen[svc] {
+			continue
+		}
+		for _, w := range words {
+			nw := NormalizeServiceName(w)
+			if nw == "" {
+				continue
+			}
+			if nw == ns || strings.TrimSuffix(nw, "s") == ns || (len(ns) >= 5 && editDistance(nw, ns) <= 1) {
+				out = append(out, svc)
+				seen[svc] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	if a == b {
+		return 0
+	}
+	if abs(len(a)-len(b)) > 1 {
+		return 2
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
