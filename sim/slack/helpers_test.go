@@ -52,12 +52,15 @@ type testBot struct {
 	ackPayload func(socketmode.Event) any
 	// noAck leaves requests unacknowledged.
 	noAck bool
+	// discard drops events instead of keeping them for next.
+	discard bool
 }
 
 type botOptions struct {
 	appToken   string
 	ackPayload func(socketmode.Event) any
 	noAck      bool
+	discard    bool
 }
 
 func startBot(t testing.TB, srv *Server, o botOptions) *testBot {
@@ -69,7 +72,7 @@ func startBot(t testing.TB, srv *Server, o botOptions) *testBot {
 	sm := socketmode.New(api, socketmode.OptionLog(log.New(io.Discard, "", 0)))
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &testBot{sm: sm, events: make(chan socketmode.Event, 1024), done: make(chan struct{}), cancel: cancel,
-		ackPayload: o.ackPayload, noAck: o.noAck}
+		ackPayload: o.ackPayload, noAck: o.noAck, discard: o.discard}
 	go func() {
 		b.err = sm.RunContext(ctx)
 		close(b.done)
@@ -103,6 +106,9 @@ func (b *testBot) loop(ctx context.Context) {
 					payload = b.ackPayload(evt)
 				}
 				_ = b.sm.AckCtx(ctx, evt.Request.EnvelopeID, payload)
+			}
+			if b.discard {
+				continue
 			}
 			switch evt.Type {
 			case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive, socketmode.EventTypeHello:

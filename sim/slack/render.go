@@ -458,7 +458,7 @@ func (r *renderer) files(files []File) []string {
 		content := strings.Split(strings.TrimRight(string(f.Content), "\n"), "\n")
 		shown := content[:min(len(content), maxFileLines)]
 		for _, l := range shown {
-			lines = append(lines, codeBar+l)
+			lines = append(lines, codeBar+strings.ReplaceAll(l, "\t", "    "))
 		}
 		if rest := len(content) - len(shown); rest > 0 {
 			lines = append(lines, fmt.Sprintf("%s… %d more lines", codeBar, rest))

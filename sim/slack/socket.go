@@ -29,8 +29,12 @@ var (
 	ErrQueueFull    = errors.New("slacksim: envelope queue full")
 )
 
-// ticketTTL is how long a URL from apps.connections.open may be dialled.
-const ticketTTL = 60 * time.Second
+const (
+	// ticketTTL is how long a URL from apps.connections.open may be dialled.
+	ticketTTL = 60 * time.Second
+	// queueWait bounds how long a push waits for room in full queues.
+	queueWait = 10 * time.Second
+)
 
 // Envelope is a Socket Mode message from Slack to the app, in Slack's
 // wire format.
@@ -154,6 +158,9 @@ type socketHub struct {
 
 	amu  sync.Mutex
 	acks []Ack
+
+	spaceMu sync.Mutex
+	space   chan struct{}
 }
 
 func newSocketHub(s *Server) *socketHub {
@@ -163,6 +170,7 @@ func newSocketHub(s *Server) *socketHub {
 		tickets:    make(map[string]time.Time),
 		deliveries: make(map[string]*delivery),
 		byEvent:    make(map[string][]*delivery),
+		space:      make(chan struct{}),
 	}
 }
 
@@ -288,8 +296,12 @@ func (c *wsConn) writeLoop() {
 		case <-c.wake:
 		}
 		c.qmu.Lock()
+		wasFull := len(c.queue) >= s.opts.Limits.ConnectionBuffer
 		batch, c.queue = c.queue, batch[:0]
 		c.qmu.Unlock()
+		if wasFull {
+			c.hub.signalSpace()
+		}
 		for i, f := range batch {
 			// Stamped before the write: the ack may be read before it returns.
 			if f.d != nil {
@@ -352,22 +364,32 @@ func (c *wsConn) close(cause error) {
 	h.conns = slices.DeleteFunc(h.conns, func(x *wsConn) bool { return x == c })
 	delete(h.byID, c.id)
 	h.mu.Unlock()
+	h.signalSpace()
 	h.reroute(left)
 	h.s.log.Info("socket mode connection closed", "conn", c.id, "cause", cause)
 	h.s.opts.Transcript.Record(transcriptService, "socket_mode.close", map[string]any{"conn": c.id}, map[string]any{"cause": fmt.Sprint(cause)})
 	h.s.notify()
 }
 
-// reroute delivers again the envelopes a closed connection never wrote.
+// reroute delivers again, in the background since routing may wait for
+// room, the envelopes a closed connection never wrote.
 func (h *socketHub) reroute(frames []outFrame) {
+	var todo []*delivery
 	for _, f := range frames {
-		if f.d == nil || f.d.sentAt.Load() != 0 {
-			continue
-		}
-		if _, err := h.route(f.d, ""); err != nil {
-			h.s.log.Warn("envelope lost", "envelope_id", f.d.env.EnvelopeID, "err", err)
+		if f.d != nil && f.d.sentAt.Load() == 0 {
+			todo = append(todo, f.d)
 		}
 	}
+	if len(todo) == 0 {
+		return
+	}
+	go func() {
+		for _, d := range todo {
+			if _, err := h.route(d, ""); err != nil {
+				h.s.log.Warn("envelope lost", "envelope_id", d.env.EnvelopeID, "err", err)
+			}
+		}
+	}()
 }
 
 func (h *socketHub) closeAll() {
@@ -390,37 +412,59 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// pickLocked returns the next open, non-draining connection round-robin.
-func (h *socketHub) pickLocked() *wsConn {
+// rotationLocked returns the open, non-draining connections starting at
+// the next round-robin position.
+func (h *socketHub) rotationLocked() []*wsConn {
 	n := len(h.conns)
 	if n == 0 {
 		return nil
 	}
 	start := int(h.rr.Add(1) - 1)
+	out := make([]*wsConn, 0, n)
 	for i := range n {
 		if c := h.conns[(start+i)%n]; !c.draining.Load() {
-			return c
+			out = append(out, c)
 		}
 	}
-	return nil
+	return out
+}
+
+// spaceSignal returns a channel closed the next time a connection's queue
+// drains or a connection closes.
+func (h *socketHub) spaceSignal() <-chan struct{} {
+	h.spaceMu.Lock()
+	defer h.spaceMu.Unlock()
+	return h.space
+}
+
+func (h *socketHub) signalSpace() {
+	h.spaceMu.Lock()
+	close(h.space)
+	h.space = make(chan struct{})
+	h.spaceMu.Unlock()
 }
 
 // route sends a registered delivery to target (or round-robin when ""),
-// queueing it while no connection is open. It returns the connection id.
+// queueing it while no connection is open. When every queue is full it
+// waits up to queueWait for room: back-pressure on the pusher rather than
+// unbounded memory or silent loss. It returns the connection id.
 func (h *socketHub) route(d *delivery, target string) (string, error) {
-	for attempt := 0; attempt < 4; attempt++ {
+	var timer *time.Timer
+	for {
+		sig := h.spaceSignal() // taken before trying, so no signal is missed
 		h.mu.Lock()
-		var c *wsConn
+		var cands []*wsConn
 		if target != "" {
-			c = h.byID[target]
+			c := h.byID[target]
 			if c == nil || c.draining.Load() {
 				h.mu.Unlock()
 				return "", fmt.Errorf("%w: %s", ErrNoConnection, target)
 			}
+			cands = []*wsConn{c}
 		} else {
-			c = h.pickLocked()
+			cands = h.rotationLocked()
 		}
-		if c == nil {
+		if len(cands) == 0 {
 			if len(h.pending) >= h.s.opts.Limits.MaxPending {
 				h.mu.Unlock()
 				return "", fmt.Errorf("%w: %d envelopes wait for a connection", ErrQueueFull, len(h.pending))
@@ -430,15 +474,25 @@ func (h *socketHub) route(d *delivery, target string) (string, error) {
 			return "", nil
 		}
 		h.mu.Unlock()
-		d.conn.Store(c.id)
-		if c.enqueue(outFrame{data: d.data, d: d}) {
-			return c.id, nil
+		for _, c := range cands {
+			d.conn.Store(c.id)
+			if c.enqueue(outFrame{data: d.data, d: d}) {
+				return c.id, nil
+			}
 		}
-		if target != "" {
-			return "", fmt.Errorf("%w: connection %s closed or its queue is full", ErrQueueFull, target)
+		d.conn.Store("")
+		if timer == nil {
+			timer = time.NewTimer(queueWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-sig:
+		case <-timer.C:
+			return "", fmt.Errorf("%w: no connection took the envelope within %s", ErrQueueFull, queueWait)
+		case <-h.s.closed:
+			return "", errors.New("slacksim: server closed")
 		}
 	}
-	return "", fmt.Errorf("%w: no connection accepted the envelope", ErrQueueFull)
 }
 
 // register records a delivery so that its ack can be matched.
