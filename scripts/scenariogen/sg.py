@@ -853,3 +853,75 @@ def java_log_spring(t: dt.datetime, level: str, app: str, thread: str, logger: s
                     trace: str = "", span: str = "") -> str:
     corr = f"[{trace}-{span}]" if trace else "[]"
     return f"{iso(t, 3)} {level.upper():>5} 1 --- [{app}] [{thread:>15}] {corr} {logger:<40} : {msg}"
+
+
+def http_chain(sc: "Scenario", t: dt.datetime, hops: list[dict], fail: dict | None = None, new: bool = True) -> tuple[Trace, list[dict]]:
+    """Builds one request through a chain of HTTP services.
+
+    hops: [{"svc": Svc, "route": "/x/{id}", "target": "/x/42", "method": "GET", "port": 8080,
+            "scope": "...", "db": [(system, statement, peer, port, op)], "code": 200}, ...]
+    fail: {"at": index of the failing hop, "msg": status description, "etype": exception type,
+           "stack": stack trace, "codes": [status per hop], "style": exception event style,
+           "err_mode": "otel"|"tag"|"both", "dur": duration of the failing hop in us}
+    Returns the trace and the server spans (one per hop)."""
+    tr = sc.trace()
+    st = us(t)
+    n = len(hops)
+    fat = fail["at"] if fail else None
+    durs = []
+    for i, h in enumerate(hops):
+        if fail and i == fat:
+            durs.append(fail.get("dur", sc.rng.randint(4_000, 12_000)))
+        elif fail and i > fat:
+            durs.append(0)
+        else:
+            durs.append(h.get("dur", sc.rng.randint(6_000, 30_000)))
+    # total durations: each hop contains the next one
+    tot = [0] * n
+    acc = 0
+    for i in range(n - 1, -1, -1):
+        if fail and i > fat:
+            continue
+        acc = durs[i] + (acc + 1_500 if acc else 0)
+        tot[i] = acc
+    spans = []
+    parent = None
+    cur = st
+    for i, h in enumerate(hops):
+        if fail and i > fat:
+            break
+        svc = h["svc"]
+        code = (fail["codes"][i] if fail else h.get("code", 200))
+        err = None
+        if fail and i <= fat:
+            err = fail["msg"] if i == fat else fail.get("up_msg", "")
+        method = h.get("method", "GET")
+        if parent is not None:
+            prev = hops[i - 1]["svc"]
+            url = f"http://{svc.deploy}.{svc.ns}.svc:{h.get('port', 8080)}{h.get('target', h['route'])}"
+            c = sc.trace_client = tr.span(prev, method, cur, tot[i] + 800, parent=parent, kind="client",
+                                          error=("" if err is not None else None), err_mode=(fail or {}).get("err_mode", "otel"),
+                                          tags=http_client(method, url, code, new=new, peer=svc.name))
+            parent = c
+            cur += 400
+        events = None
+        if fail and i == fat and fail.get("stack") is not None:
+            events = [exc_event(cur + tot[i] - 600, fail.get("etype"), fail.get("exc_msg", fail["msg"]), fail["stack"],
+                                fail.get("style", "otel"))]
+        tags = http_server(method, h["route"], code, new=new, target=h.get("target"), host=svc.deploy, port=h.get("port", 8080),
+                           scope=h.get("scope"), **h.get("extra", {}))
+        if fail and i == fat and fail.get("code_loc"):
+            tags.update(fail["code_loc"])
+        s = tr.span(svc, h.get("op", f"{method} {h['route']}"), cur, tot[i], parent=parent, pod=h.get("pod"), error=err,
+                    err_mode=(fail or {}).get("err_mode", "otel"), tags=tags, events=events)
+        spans.append(s)
+        off = cur + 500
+        for d in h.get("db", []):
+            system, stmt, peer, port, op = d
+            dd = sc.rng.randint(500, 3_000)
+            tr.span(svc, f"{op} {peer.split('.')[0]}" if system != "redis" else op, off, dd, parent=s, kind="client",
+                    tags=db(system, stmt, None, peer, port, op, new=new))
+            off += dd + 200
+        parent = s
+        cur = off + 300
+    return tr, spans
