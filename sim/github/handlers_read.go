@@ -73,7 +73,7 @@ func (s *Server) getContents(rc *reqCtx, r *repository) *reply {
 	if ref == "" {
 		ref = r.defaultBranch
 	}
-	commit, found := r.resolveCommit(ref)
+	commit, found := r.resolveRevision(ref)
 	if !found {
 		return fail(http.StatusNotFound, "No commit found for the ref "+ref)
 	}
@@ -414,8 +414,8 @@ func (s *Server) compare(rc *reqCtx, r *repository) *reply {
 	if o, b, hasOwner := strings.Cut(head, ":"); hasOwner && strings.EqualFold(o, r.owner) {
 		head = b
 	}
-	baseSHA, okBase := r.resolveCommit(base)
-	headSHA, okHead := r.resolveCommit(head)
+	baseSHA, okBase := r.resolveRevision(base)
+	headSHA, okHead := r.resolveRevision(head)
 	if !okBase || !okHead {
 		return notFound()
 	}

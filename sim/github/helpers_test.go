@@ -34,7 +34,7 @@ type env struct {
 	transcript *sim.Transcript
 }
 
-func newEnv(t *testing.T, opts Options) *env {
+func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
 	if opts.Transcript == nil {
 		opts.Transcript = sim.NewTranscript(nil)
@@ -47,7 +47,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	return startEnv(t, srv, opts.Transcript)
 }
 
-func startEnv(t *testing.T, srv *Server, tr *sim.Transcript) *env {
+func startEnv(t testing.TB, srv *Server, tr *sim.Transcript) *env {
 	t.Helper()
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
@@ -60,7 +60,7 @@ func startEnv(t *testing.T, srv *Server, tr *sim.Transcript) *env {
 }
 
 // clientWith returns an api.github.com style client using token.
-func (e *env) clientWith(t *testing.T, token string) *gh.Client {
+func (e *env) clientWith(t testing.TB, token string) *gh.Client {
 	t.Helper()
 	c := gh.NewClient(nil)
 	if token != "" {
@@ -72,14 +72,14 @@ func (e *env) clientWith(t *testing.T, token string) *gh.Client {
 	return c
 }
 
-func loadScenario(t *testing.T, name string) *scenario.Scenario {
+func loadScenario(t testing.TB, name string) *scenario.Scenario {
 	t.Helper()
 	sc, err := scenario.Load(filepath.Join(examples, name))
 	require.NoError(t, err)
 	return sc
 }
 
-func scenarioEnv(t *testing.T, name string, opts Options) (*env, *scenario.Scenario) {
+func scenarioEnv(t testing.TB, name string, opts Options) (*env, *scenario.Scenario) {
 	t.Helper()
 	sc := loadScenario(t, name)
 	if opts.Transcript == nil {
@@ -93,7 +93,7 @@ func scenarioEnv(t *testing.T, name string, opts Options) (*env, *scenario.Scena
 	return startEnv(t, srv, opts.Transcript), sc
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
@@ -101,7 +101,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // signJWT builds an RS256 JWT the way GitHub App clients do.
-func signJWT(t *testing.T, key *rsa.PrivateKey, claims map[string]any) string {
+func signJWT(t testing.TB, key *rsa.PrivateKey, claims map[string]any) string {
 	t.Helper()
 	enc := func(v any) string {
 		b, err := json.Marshal(v)

@@ -346,3 +346,67 @@ func TestBranchesAndRefs(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
+
+func TestScenarioHistoryEdges(t *testing.T) {
+	e, sc := scenarioEnv(t, "checkout-fails-payment-typeerror", Options{})
+	owner, repo := repoOf(t, sc)
+	c := ctx(t)
+	require.GreaterOrEqual(t, len(sc.Changes), 2)
+	p := sc.Repo.Paths()[0]
+
+	// The newest change names the deployed revision, so files read at it.
+	fc, _, _, err := e.client.Repositories.GetContents(c, owner, repo, p, &gh.RepositoryContentGetOptions{Ref: sc.Changes[0].SHA})
+	require.NoError(t, err)
+	content, err := fc.GetContent()
+	require.NoError(t, err)
+	assert.Equal(t, string(sc.Repo.Files[p]), content)
+
+	// Older changes have no trees in the simulator.
+	_, _, resp, err := e.client.Repositories.GetContents(c, owner, repo, p, &gh.RepositoryContentGetOptions{Ref: sc.Changes[1].SHA})
+	require.Error(t, err)
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	// Listing from an older change starts there.
+	list, _, err := e.client.Repositories.ListCommits(c, owner, repo, &gh.CommitsListOptions{SHA: sc.Changes[1].SHA, ListOptions: gh.ListOptions{PerPage: 100}})
+	require.NoError(t, err)
+	var want []string
+	for _, ch := range sc.Changes[1:] {
+		want = append(want, ch.SHA)
+	}
+	assert.Equal(t, want, shaList(list))
+
+	// Unknown commits: GitHub's 422 on the single-commit endpoint.
+	_, resp, err = e.client.Repositories.GetCommit(c, owner, repo, strings.Repeat("f", 40), nil)
+	require.Error(t, err)
+	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+}
+
+func TestNewFromScenarioWithoutRepo(t *testing.T) {
+	sc := loadScenario(t, "ad-npe-missing-context")
+	delete(sc.Config, "repo")
+	_, err := NewFromScenario(sc, Options{})
+	require.ErrorIs(t, err, ErrNoRepository)
+	sc.Config["repo"] = "no-slash"
+	_, err = NewFromScenario(sc, Options{})
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNoRepository)
+}
+
+func TestLegacyRefsEndpoint(t *testing.T) {
+	e := newEnv(t, Options{Repos: []RepoSeed{smallRepo()}})
+	c := ctx(t)
+	refs, _, err := e.client.Git.ListMatchingRefs(c, "acme", "shop", nil)
+	require.NoError(t, err)
+	require.Len(t, refs, 1)
+
+	req, err := http.NewRequest(http.MethodGet, e.http.URL+"/repos/acme/shop/git/refs/heads", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var list []map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+	require.Len(t, list, 1)
+	assert.Equal(t, "refs/heads/main", list[0]["ref"])
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -22,11 +23,10 @@ const (
 
 // reply is a handler's response before it is written.
 type reply struct {
-	status  int
-	body    any
-	raw     []byte // sent as is instead of body when set
-	header  http.Header
-	encoded []byte // body as written, for the transcript summary
+	status int
+	body   any
+	raw    []byte // sent as is instead of body when set
+	header http.Header
 }
 
 func ok(status int, body any) *reply {
@@ -78,28 +78,41 @@ func primaryRateLimit(status, limit int, reset time.Time, message string) *reply
 }
 
 // summary is the compact response the transcript keeps: the status and a few
-// identifying fields, never the body (installation tokens stay out).
+// identifying fields, never the body (installation tokens stay out). It reads
+// the reply's Go value, so large bodies are not decoded again.
 func (r *reply) summary(status int) map[string]any {
 	out := map[string]any{"status": status}
 	if r.raw != nil {
 		out["bytes"] = len(r.raw)
 		return out
 	}
-	if len(r.encoded) == 0 {
+	var fields map[string]any
+	switch b := r.body.(type) {
+	case nil:
 		return out
-	}
-	if r.encoded[0] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(r.encoded, &items) == nil {
-			out["count"] = len(items)
+	case errorBody:
+		out["message"] = b.Message
+		if len(b.Errors) > 0 {
+			out["errors"] = b.Errors
+		}
+		return out
+	case map[string]any:
+		fields = b
+	case json.RawMessage: // a seeded commit, served verbatim
+		var sha struct {
+			SHA string `json:"sha"`
+		}
+		if json.Unmarshal(b, &sha) == nil {
+			out["sha"] = sha.SHA
+		}
+		return out
+	default:
+		if v := reflect.ValueOf(b); v.Kind() == reflect.Slice {
+			out["count"] = v.Len()
 		}
 		return out
 	}
-	var fields map[string]any
-	if json.Unmarshal(r.encoded, &fields) != nil {
-		return out
-	}
-	for _, k := range []string{"message", "sha", "ref", "number", "state", "title", "path", "id", "status", "ahead_by", "total_count"} {
+	for _, k := range []string{"sha", "ref", "number", "state", "title", "path", "id", "status", "ahead_by"} {
 		v, present := fields[k]
 		if !present || v == nil {
 			continue
@@ -111,9 +124,6 @@ func (r *reply) summary(status int) map[string]any {
 			v = s[:200] + "…"
 		}
 		out[k] = v
-	}
-	if errs, present := fields["errors"]; present {
-		out["errors"] = errs
 	}
 	if obj, isObj := fields["object"].(map[string]any); isObj {
 		out["sha"] = obj["sha"]

@@ -332,12 +332,25 @@ func isHex(s string) bool {
 	return true
 }
 
-// resolveTree maps a tree id, or anything resolveCommit accepts, onto a tree.
+// resolveRevision is resolveCommit for reading files: the newest seeded
+// change also names the seed commit, whose tree is the state after it.
+// (The commits API keeps serving that change verbatim.)
+func (r *repository) resolveRevision(ref string) (string, bool) {
+	if sha, ok := r.resolveCommit(ref); ok {
+		return sha, true
+	}
+	if i, ok := r.resolveChange(ref); ok && i == 0 {
+		return r.seedSHA, true
+	}
+	return "", false
+}
+
+// resolveTree maps a tree id, or anything resolveRevision accepts, onto a tree.
 func (r *repository) resolveTree(ref string) (string, bool) {
 	if _, ok := r.store.get(ref, typeTree); ok {
 		return ref, true
 	}
-	sha, ok := r.resolveCommit(ref)
+	sha, ok := r.resolveRevision(ref)
 	if !ok {
 		return "", false
 	}

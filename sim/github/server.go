@@ -202,6 +202,10 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// ErrNoRepository is returned for a scenario whose config names no
+// repository: the GitHub backend is then simply not configured.
+var ErrNoRepository = errors.New("scenario config has no repo")
+
 // SeedFromScenario turns a scenario's repository (config repo and ref, repo/
 // files and changes.json) into a RepoSeed.
 func SeedFromScenario(sc *scenario.Scenario) (RepoSeed, error) {
@@ -209,8 +213,11 @@ func SeedFromScenario(sc *scenario.Scenario) (RepoSeed, error) {
 		return RepoSeed{}, errors.New("github sim: nil scenario")
 	}
 	full := strings.TrimSpace(sc.Config["repo"])
+	if full == "" {
+		return RepoSeed{}, fmt.Errorf("github sim: scenario %q: %w", sc.Name, ErrNoRepository)
+	}
 	owner, name, ok := strings.Cut(full, "/")
-	if full == "" || !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return RepoSeed{}, fmt.Errorf("github sim: scenario %q: config repo %q is not owner/name", sc.Name, full)
 	}
 	seed := RepoSeed{Owner: owner, Name: name, DefaultBranch: sc.Config["ref"], Changes: sc.Changes}
@@ -236,7 +243,8 @@ func NewFromScenario(sc *scenario.Scenario, opts Options) (*Server, error) {
 // Handler returns the HTTP handler serving the API at / and /api/v3/.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
-// AddToken accepts another token from now on.
+// AddToken accepts another token from now on; a server that needed no
+// credentials needs them from then on.
 func (s *Server) AddToken(token string) error {
 	if strings.TrimSpace(token) == "" || strings.ContainsAny(token, " \t\r\n") {
 		return errors.New("github sim: token must be non-empty without whitespace")
@@ -459,10 +467,9 @@ func (s *Server) write(rc *reqCtx, out *reply) int {
 	b, err := json.Marshal(out.body)
 	if err != nil {
 		s.log.Error("encode response", "err", err)
-		out = fail(http.StatusInternalServerError, "Server Error")
+		*out = *fail(http.StatusInternalServerError, "Server Error") // the transcript sees what was sent
 		b, _ = json.Marshal(out.body)
 	}
-	out.encoded = b
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	rc.w.WriteHeader(out.status)
 	_, _ = rc.w.Write(b)

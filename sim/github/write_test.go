@@ -16,7 +16,7 @@ import (
 // commitFile adds one commit on top of parent changing path to content,
 // through blobs, a tree with base_tree and a commit, the way the
 // remediation flow does.
-func commitFile(t *testing.T, c context.Context, client *gh.Client, owner, repo, parent, path, content, msg string) *gh.Commit {
+func commitFile(t testing.TB, c context.Context, client *gh.Client, owner, repo, parent, path, content, msg string) *gh.Commit {
 	t.Helper()
 	blob, _, err := client.Git.CreateBlob(c, owner, repo, &gh.Blob{Content: gh.String(content), Encoding: gh.String("utf-8")})
 	require.NoError(t, err)
@@ -439,4 +439,41 @@ func TestConcurrentWriters(t *testing.T) {
 		assert.Equal(t, pr.Head, string(got))
 	}
 	assert.Len(t, numbers, n, "numbers are unique")
+}
+
+func TestPullRequestCloseAndReopen(t *testing.T) {
+	e := newEnv(t, Options{Repos: []RepoSeed{smallRepo()}})
+	c := ctx(t)
+	head, _, err := e.client.Git.GetRef(c, "acme", "shop", "heads/main")
+	require.NoError(t, err)
+	commit := commitFile(t, c, e.client, "acme", "shop", head.GetObject().GetSHA(), "README.md", "# fixed\n", "fix")
+	_, _, err = e.client.Git.CreateRef(c, "acme", "shop", &gh.Reference{Ref: gh.String("refs/heads/fix"), Object: &gh.GitObject{SHA: commit.SHA}})
+	require.NoError(t, err)
+	first, _, err := e.client.PullRequests.Create(c, "acme", "shop", &gh.NewPullRequest{Title: gh.String("fix"), Head: gh.String("fix"), Base: gh.String("main")})
+	require.NoError(t, err)
+
+	closed, _, err := e.client.PullRequests.Edit(c, "acme", "shop", first.GetNumber(), &gh.PullRequest{State: gh.String("closed"), Body: gh.String("superseded")})
+	require.NoError(t, err)
+	assert.Equal(t, "closed", closed.GetState())
+	assert.False(t, closed.GetClosedAt().IsZero())
+
+	// With the first PR closed, a new one for the same head is allowed ...
+	second, _, err := e.client.PullRequests.Create(c, "acme", "shop", &gh.NewPullRequest{Title: gh.String("fix again"), Head: gh.String("fix"), Base: gh.String("main")})
+	require.NoError(t, err)
+	assert.Equal(t, first.GetNumber()+1, second.GetNumber())
+
+	// ... and reopening the first would duplicate it.
+	_, _, err = e.client.PullRequests.Edit(c, "acme", "shop", first.GetNumber(), &gh.PullRequest{State: gh.String("open")})
+	var er *gh.ErrorResponse
+	require.ErrorAs(t, err, &er)
+	assert.Equal(t, http.StatusUnprocessableEntity, er.Response.StatusCode)
+
+	all, _, err := e.client.PullRequests.List(c, "acme", "shop", &gh.PullRequestListOptions{State: "all", Head: "acme:fix"})
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	assert.Equal(t, second.GetNumber(), all[0].GetNumber(), "newest first")
+	closedOnly, _, err := e.client.PullRequests.List(c, "acme", "shop", &gh.PullRequestListOptions{State: "closed"})
+	require.NoError(t, err)
+	require.Len(t, closedOnly, 1)
+	assert.Equal(t, "superseded", closedOnly[0].GetBody())
 }
