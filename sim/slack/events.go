@@ -66,9 +66,13 @@ func (s *Server) MentionEnvelope(channel, user, text, threadTS string) (Envelope
 	}
 	ts := s.nextTS()
 	s.mu.Lock()
-	c := s.channelLocked(channel, true)
-	m := s.storeMessageLocked(c, Message{Channel: channel, TS: ts, ThreadTS: threadTS, User: user, Text: text, PostedAt: time.Now()})
-	threadTS = m.ThreadTS
+	if c := s.channelLocked(channel, true); c != nil {
+		channel = c.info.ID
+		m := s.storeMessageLocked(c, Message{Channel: channel, TS: ts, ThreadTS: threadTS, User: user, Text: text, PostedAt: time.Now()})
+		threadTS = m.ThreadTS
+	} else {
+		s.log.Warn("app_mention without a channel: message not stored", "user", user)
+	}
 	s.mu.Unlock()
 
 	event := map[string]any{
@@ -162,8 +166,10 @@ func (s *Server) SlashCommandEnvelope(o SlashCommandOptions) (Envelope, Interact
 		o.Command = "/autoheal"
 	}
 	s.mu.Lock()
-	c := s.channelLocked(o.Channel, true)
-	chName := c.info.Name
+	chName := o.Channel
+	if c := s.channelLocked(o.Channel, true); c != nil {
+		o.Channel, chName = c.info.ID, c.info.Name
+	}
 	trig := s.newTriggerLocked(o.User, o.Channel)
 	respURL := s.newResponseURLLocked(&responseURL{kind: "command", channel: o.Channel, user: o.User})
 	s.mu.Unlock()

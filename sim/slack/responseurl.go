@@ -90,9 +90,7 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, params map[str
 		if r.kind != "action" || r.ephemeral {
 			// Ephemeral originals are replaced client-side; nothing to store.
 			if r.ephemeral {
-				if msg.ReplaceOriginal {
-					s.addEphemeralLocked(Ephemeral{Channel: r.channel, User: r.user, TS: r.messageTS, ThreadTS: threadTS, Text: msg.Text, Blocks: msg.Blocks, PostedAt: now, Source: "response_url"})
-				}
+				s.replaceEphemeralLocked(r, msg.DeleteOriginal, msg.Text, msg.Blocks)
 				return http.StatusOK, map[string]any{"ok": true}
 			}
 			return fail(http.StatusBadRequest, "no_original_message")
@@ -127,4 +125,22 @@ func (s *Server) respond(w http.ResponseWriter, hr *http.Request, params map[str
 
 func (s *Server) addEphemeralLocked(e Ephemeral) {
 	s.state.ephemerals = appendBounded(s.state.ephemerals, e, s.opts.Limits.MaxRecords)
+}
+
+// replaceEphemeralLocked replaces (or removes) the ephemeral message a
+// button was clicked on, as Slack does for the clicking user.
+func (s *Server) replaceEphemeralLocked(r *responseURL, remove bool, text string, blocks json.RawMessage) {
+	list := s.state.ephemerals
+	for i := range list {
+		e := &list[i]
+		if e.Channel != r.channel || e.User != r.user || e.TS != r.messageTS {
+			continue
+		}
+		if remove {
+			s.state.ephemerals = append(list[:i:i], list[i+1:]...)
+			return
+		}
+		e.Text, e.Blocks, e.PostedAt, e.Source = text, blocks, time.Now(), "response_url"
+		return
+	}
 }

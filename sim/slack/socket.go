@@ -514,7 +514,12 @@ func (h *socketHub) register(env Envelope, eventID string) (*delivery, error) {
 		drop := len(h.order) - max*3/4
 		for _, id := range h.order[:drop] {
 			if old := h.deliveries[id]; old != nil && old.eventID != "" {
-				delete(h.byEvent, old.eventID)
+				rest := slices.DeleteFunc(h.byEvent[old.eventID], func(x *delivery) bool { return x == old })
+				if len(rest) == 0 {
+					delete(h.byEvent, old.eventID)
+				} else {
+					h.byEvent[old.eventID] = rest
+				}
 			}
 			delete(h.deliveries, id)
 		}

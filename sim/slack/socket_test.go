@@ -462,3 +462,44 @@ func TestPushValidatesAndTargetsConnections(t *testing.T) {
 	assert.Equal(t, bot.connID(), d.ConnID)
 	assert.Equal(t, env.EnvelopeID, bot.next(t, socketmode.EventTypeEventsAPI).Request.EnvelopeID)
 }
+
+func TestBlockActionOnAnEphemeralAndInAModal(t *testing.T) {
+	srv := newServer(t, Options{Channels: []Channel{{ID: "C0INCIDENT", Name: "incidents"}}})
+	bot := startBot(t, srv, botOptions{})
+	api := newAPI(srv)
+	ctx := testCtx(t)
+	choose := slack.NewOptionsSelectBlockElement(slack.OptTypeStatic, nil, "band",
+		slack.NewOptionBlockObject("HIGH", slack.NewTextBlockObject(slack.PlainTextType, "High", false, false), nil),
+		slack.NewOptionBlockObject("LOW", slack.NewTextBlockObject(slack.PlainTextType, "Low", false, false), nil))
+	ts, err := api.PostEphemeralContext(ctx, "#incidents", "U0ALICE", slack.MsgOptionText("pick", false),
+		slack.MsgOptionBlocks(slack.NewActionBlock("pick", choose)))
+	require.NoError(t, err, "a channel name is accepted like an id")
+
+	_, err = srv.BlockAction(BlockActionOptions{Channel: "C0INCIDENT", MessageTS: ts, User: "U0ALICE", ActionID: "band", Value: "LOW"})
+	require.NoError(t, err)
+	cb := bot.next(t, socketmode.EventTypeInteractive).Data.(slack.InteractionCallback)
+	assert.True(t, cb.Container.IsEphemeral)
+	require.Len(t, cb.ActionCallback.BlockActions, 1)
+	assert.Equal(t, "LOW", cb.ActionCallback.BlockActions[0].SelectedOption.Value)
+	_, _, err = api.PostMessageContext(ctx, "", slack.MsgOptionReplaceOriginal(cb.ResponseURL), slack.MsgOptionText("Saved: LOW", false))
+	require.NoError(t, err)
+	eph := srv.Ephemerals("C0INCIDENT", "U0ALICE")
+	require.Len(t, eph, 1, "the ephemeral is replaced in place")
+	assert.Equal(t, "Saved: LOW", eph[0].Text)
+
+	_, err = srv.BlockAction(BlockActionOptions{Channel: "C0INCIDENT", MessageTS: ts, User: "U0BOB", ActionID: "band", Value: "LOW"})
+	assert.Error(t, err, "another user does not see the ephemeral")
+
+	view, err := api.OpenViewContext(ctx, srv.NewTrigger("U0ALICE"), slack.ModalViewRequest{
+		Type: slack.VTModal, Title: slack.NewTextBlockObject(slack.PlainTextType, "Config", false, false),
+		Blocks: slack.Blocks{BlockSet: []slack.Block{slack.NewActionBlock("modal-actions",
+			slack.NewButtonBlockElement("test", "t", slack.NewTextBlockObject(slack.PlainTextType, "Test connection", false, false)))}},
+	})
+	require.NoError(t, err)
+	_, err = srv.BlockAction(BlockActionOptions{ViewID: view.View.ID, User: "U0ALICE", ActionID: "test"})
+	require.NoError(t, err)
+	cb = bot.next(t, socketmode.EventTypeInteractive).Data.(slack.InteractionCallback)
+	assert.Equal(t, "view", cb.Container.Type)
+	assert.Equal(t, view.View.ID, cb.View.ID)
+	assert.Equal(t, "test", cb.ActionCallback.BlockActions[0].ActionID)
+}

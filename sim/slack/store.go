@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -170,8 +171,18 @@ var tsRE = regexp.MustCompile(`^\d{1,12}\.\d{1,6}$`)
 // channelLocked finds a channel, creating it when create is set or the
 // simulator is not strict and the id is well formed. s.mu must be held.
 func (s *Server) channelLocked(id string, create bool) *channelState {
+	if id == "" {
+		return nil
+	}
 	if c, ok := s.state.channels[id]; ok {
 		return c
+	}
+	// Slack also accepts a channel's name where an id is expected.
+	name := strings.TrimPrefix(id, "#")
+	for _, c := range s.state.channels {
+		if c.info.Name == name && c.info.Name != c.info.ID {
+			return c
+		}
 	}
 	if !create && (s.opts.StrictChannels || !channelIDRE.MatchString(id)) {
 		return nil
@@ -181,8 +192,11 @@ func (s *Server) channelLocked(id string, create bool) *channelState {
 	return c
 }
 
-// AddChannel registers (or renames) a channel.
+// AddChannel registers (or renames) a channel; an empty id is ignored.
 func (s *Server) AddChannel(c Channel) {
+	if c.ID == "" {
+		return
+	}
 	s.mu.Lock()
 	if existing, ok := s.state.channels[c.ID]; ok {
 		existing.info = c
@@ -358,7 +372,7 @@ func (s *Server) Views() []View {
 	return out
 }
 
-// Files returns the uploaded files in no particular order.
+// Files returns the uploaded files, oldest first.
 func (s *Server) Files() []File {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -368,15 +382,7 @@ func (s *Server) Files() []File {
 		cp.Content = slices.Clone(f.Content)
 		out = append(out, cp)
 	}
-	slices.SortFunc(out, func(a, b File) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -385,8 +391,11 @@ func (s *Server) Files() []File {
 func (s *Server) PostUserMessage(channel, user, text, threadTS string) string {
 	ts := s.nextTS()
 	s.mu.Lock()
-	c := s.channelLocked(channel, true)
-	s.storeMessageLocked(c, Message{Channel: channel, TS: ts, ThreadTS: threadTS, User: user, Text: text, PostedAt: time.Now()})
+	if c := s.channelLocked(channel, true); c != nil {
+		s.storeMessageLocked(c, Message{Channel: c.info.ID, TS: ts, ThreadTS: threadTS, User: user, Text: text, PostedAt: time.Now()})
+	} else {
+		s.log.Warn("user message without a channel not stored", "user", user)
+	}
 	s.mu.Unlock()
 	s.notify()
 	return ts

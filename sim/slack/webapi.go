@@ -180,6 +180,7 @@ func (s *Server) chatPostMessage(_ context.Context, r *apiRequest) (map[string]a
 		s.mu.Unlock()
 		return nil, slackErr("channel_not_found")
 	}
+	channel = ch.info.ID
 	if err := s.storeFull(); err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -261,9 +262,11 @@ func (s *Server) chatPostEphemeral(_ context.Context, r *apiRequest) (map[string
 	ts := s.nextTS()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.channelLocked(channel, false) == nil {
+	ch := s.channelLocked(channel, false)
+	if ch == nil {
 		return nil, slackErr("channel_not_found")
 	}
+	channel = ch.info.ID
 	// With members configured (the bot is always one), strangers are refused.
 	if _, ok := s.state.users[user]; !ok && len(s.state.users) > 1 {
 		return nil, slackErr("user_not_in_channel")
