@@ -166,15 +166,8 @@ func (ev *evidence) estimateOnset() time.Time {
 	return cands[0]
 }
 
-// alertStart is the earliest startsAt carried in the labels (set by alerts.IssueFromAlert).
-func (i Issue) alertStart() time.Time {
-	if s := i.Annotations["autoheal_starts_at"]; s != "" {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
-}
+// alertStart is when the first alert of the issue started firing.
+func (i Issue) alertStart() time.Time { return i.FiredAt }
 
 func (ev *evidence) isHinted(s string) bool { return ev.hinted[NormalizeServiceName(s)] }
 

@@ -17,7 +17,7 @@ var (
 	// File "/app/x.py", line 45, in handler
 	pythonFrameRE = regexp.MustCompile(`File "([^"]+\.py)", line (\d+)(?:, in ([\w<>.]+))?`)
 	// at fn (/usr/src/app/x.js:37:13)  /  at /usr/src/app/x.js:37:13  /  at async fn (file:///app/x.mjs:3:9)
-	nodeFrameRE = regexp.MustCompile(`at\s+(?:(?:async\s+)?([\w$.<>\[\] ]+?)\s+\()?(?:file://)?([^\s()]+?\.(?:js|mjs|cjs|ts|tsx|jsx)):(\d+)(?::(\d+))?\)?`)
+	nodeFrameRE = regexp.MustCompile(`at\s+(?:(?:async\s+|new\s+)?([\w$.<>\[\]]+)\s+\()?(?:file://)?([^\s()]+?\.(?:js|mjs|cjs|ts|tsx|jsx)):(\d+)(?::(\d+))?\)?`)
 	// Go: "main.(*Server).Charge(...)" on one line, "\t/app/charge.go:88 +0x1d" on the next.
 	goFuncRE  = regexp.MustCompile(`(?m)^\s*([\w./-]+(?:\.\(\*?[\w]+\))?\.[\w.]+)\(.*\)\s*$`)
 	goFrameRE = regexp.MustCompile(`(?m)^\s*(/[^\s:]+\.go|[\w./-]+\.go):(\d+)(?:\s+\+0x[0-9a-f]+)?\s*$`)
@@ -104,6 +104,8 @@ var libraryPathMarkers = []string{
 	"node_modules/", "node:internal", "internal/", "<anonymous>", "/site-packages/", "/dist-packages/",
 	"/usr/lib/python", "/usr/local/lib/python", "/usr/local/go/", "/go/pkg/mod/", "/vendor/", "runtime/",
 	"/root/go/pkg/", "GOROOT", "/opt/hostedtoolcache/", "/usr/share/dotnet/", "/_/src/", "/lib/python",
+	// Bundled / generated output: not a repository path.
+	"/.next/", "/chunks/", ".min.js", "webpack", "/.nuxt/", "/__pycache__/",
 }
 
 var libraryModulePrefixes = []string{

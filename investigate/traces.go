@@ -350,6 +350,9 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 			f.Peer = s.Service
 			f.Service = callee
 			f.Attrs["blame"] = "callee"
+			// The frames say where the caller noticed the failure, not
+			// where the callee's defect is: never anchor the callee on them.
+			f.File, f.Line, f.Function, f.Frames = "", 0, "", nil
 		}
 	}
 	if f.ErrorType == "" && text != "" {

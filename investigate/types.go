@@ -24,10 +24,11 @@ type Issue struct {
 	Service     string            `json:"service,omitempty"`   // hinted service (config or alert labels)
 	Namespace   string            `json:"namespace,omitempty"` // hinted namespace
 	Pod         string            `json:"pod,omitempty"`
-	Start       time.Time         `json:"start"`         // window start
-	End         time.Time         `json:"end"`           // window end; also the engine's clock
-	Trigger     Trigger           `json:"trigger"`       // mention | alert | cli
-	Key         string            `json:"key,omitempty"` // stable issue key (alerts)
+	Start       time.Time         `json:"start"`              // window start
+	End         time.Time         `json:"end"`                // window end; also the engine's clock
+	Trigger     Trigger           `json:"trigger"`            // mention | alert | cli
+	FiredAt     time.Time         `json:"fired_at,omitempty"` // earliest alert startsAt
+	Key         string            `json:"key,omitempty"`      // stable issue key (alerts)
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Repo        string            `json:"repo,omitempty"` // owner/name
