@@ -207,15 +207,15 @@ func decodeJSONText(text string) (json.RawMessage, bool, error) {
 
 type apiHandler func(ctx context.Context, r *apiRequest) (map[string]any, error)
 
-// methods maps Web API method names to handlers and the token kind they need.
-func (s *Server) methods() map[string]struct {
+// apiMethod is a Web API method's handler and the token kind it needs.
+type apiMethod struct {
 	h    apiHandler
 	kind string // bot | app | any
-} {
-	type m = struct {
-		h    apiHandler
-		kind string
-	}
+}
+
+// methods maps Web API method names to their handlers.
+func (s *Server) methods() map[string]apiMethod {
+	type m = apiMethod
 	return map[string]m{
 		"auth.test":                    {s.authTest, "any"},
 		"apps.connections.open":        {s.appsConnectionsOpen, "app"},
@@ -283,7 +283,7 @@ func (s *Server) handleAPI(w http.ResponseWriter, hr *http.Request) {
 		answer(http.StatusOK, body, nil)
 	}
 
-	spec, known := s.methods()[method]
+	spec, known := s.api[method]
 	if !known {
 		fail(slackErr("unknown_method"))
 		return

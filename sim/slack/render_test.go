@@ -123,3 +123,34 @@ func TestMrkdwnConversion(t *testing.T) {
 		assert.Equal(t, tc.want, r.mrkdwn(tc.in), tc.in)
 	}
 }
+
+func TestRenderRichTextAndInputs(t *testing.T) {
+	r := &renderer{users: map[string]User{"U1": {ID: "U1", Name: "alice"}}, channels: map[string]string{"C1": "incidents"}}
+	blocks := `[
+	 {"type":"rich_text","elements":[
+	  {"type":"rich_text_section","elements":[{"type":"user","user_id":"U1"},{"type":"text","text":" see "},{"type":"channel","channel_id":"C1"},{"type":"text","text":" "},{"type":"link","url":"https://x.io","text":"docs"},{"type":"emoji","name":"fire"}]},
+	  {"type":"rich_text_preformatted","elements":[{"type":"text","text":"panic: nil map\ngoroutine 1"}]},
+	  {"type":"rich_text_quote","elements":[{"type":"text","text":"quoted"}]},
+	  {"type":"rich_text_list","style":"ordered","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"first"}]},{"type":"rich_text_section","elements":[{"type":"text","text":"second"}]}]}]},
+	 {"type":"input","label":{"type":"plain_text","text":"Repository"},"element":{"type":"plain_text_input","action_id":"repo","placeholder":{"type":"plain_text","text":"owner/name"}}},
+	 {"type":"input","label":{"type":"plain_text","text":"Band"},"element":{"type":"static_select","action_id":"band","initial_option":{"text":{"type":"plain_text","text":"High"},"value":"HIGH"},"options":[{"text":{"type":"plain_text","text":"High"},"value":"HIGH"}]}},
+	 {"type":"section","text":{"type":"mrkdwn","text":"When"},"accessory":{"type":"datepicker","action_id":"d","initial_date":"2026-11-30"}},
+	 {"type":"image","image_url":"https://x.io/a.png","alt_text":"error rate"},
+	 {"type":"video"}
+	]`
+	got := strings.Join(r.blocks([]byte(blocks)), "\n")
+	assert.Equal(t, strings.Join([]string{
+		"@alice see #incidents docs (https://x.io)🔥",
+		"│ panic: nil map",
+		"│ goroutine 1",
+		"> quoted",
+		"1. first",
+		"2. second",
+		"Repository: [ owner/name ]",
+		"Band: [ High ▾ ]",
+		"When",
+		"[ 2026-11-30 ]",
+		"[image: error rate]",
+		"[video block]",
+	}, "\n"), got)
+}

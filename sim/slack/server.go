@@ -218,6 +218,7 @@ type Server struct {
 	state *workspace
 
 	sock *socketHub
+	api  map[string]apiMethod
 
 	notifyMu sync.Mutex
 	changed  chan struct{}
@@ -244,6 +245,7 @@ func New(opts Options) *Server {
 	}
 	s.state = newWorkspace(opts)
 	s.sock = newSocketHub(s)
+	s.api = s.methods()
 	return s
 }
 

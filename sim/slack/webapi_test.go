@@ -369,6 +369,12 @@ func TestFileUploadInAThread(t *testing.T) {
 	assert.Equal(t, "Full evidence attached", thread[1].Text)
 	require.Len(t, thread[1].Files, 1)
 	assert.Equal(t, "evidence.txt", thread[1].Files[0].Name)
+	replies, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "C0INCIDENT", Timestamp: root})
+	require.NoError(t, err)
+	require.Len(t, replies, 2)
+	require.Len(t, replies[1].Files, 1)
+	assert.Equal(t, sum.ID, replies[1].Files[0].ID)
+	assert.Equal(t, "Evidence", replies[1].Files[0].Title)
 
 	_, err = api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{FileName: "huge.bin", FileSize: 64 << 20})
 	assert.EqualError(t, err, "file_too_large")
@@ -492,4 +498,45 @@ func TestValidateBlocks(t *testing.T) {
 		many = append(many, `{"type":"divider"}`)
 	}
 	assert.Contains(t, validateBlocks(json.RawMessage("["+strings.Join(many, ",")+"]"), maxMsgBlocks, "/blocks"), "no more than 50 items allowed [json-pointer:/blocks]")
+}
+
+func TestLimitsAndRegistration(t *testing.T) {
+	srv := newServer(t, Options{StrictChannels: true, Limits: Limits{MaxMessages: 2, MaxRecords: 8}})
+	api := newAPI(srv)
+	ctx := testCtx(t)
+	srv.AddChannel(Channel{ID: "C0OPS", Name: "ops"})
+	srv.AddChannel(Channel{}) // ignored
+	srv.AddUser(User{ID: "U0CAROL", Name: "carol"})
+	u, err := api.GetUserInfoContext(ctx, "U0CAROL")
+	require.NoError(t, err)
+	assert.Equal(t, "carol", u.Name)
+
+	for range 2 {
+		_, _, err := api.PostMessageContext(ctx, "C0OPS", slack.MsgOptionText("x", false))
+		require.NoError(t, err)
+	}
+	_, _, err = api.PostMessageContext(ctx, "C0OPS", slack.MsgOptionText("x", false))
+	assert.EqualError(t, err, "sim_store_full", "the message store is bounded")
+
+	calls, err := srv.WaitCalls(ctx, "chat.postMessage", 3)
+	require.NoError(t, err)
+	assert.Len(t, calls, 3)
+	for range 10 {
+		_, err := api.AuthTestContext(ctx)
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, len(srv.Calls()), 8, "recorded calls are bounded")
+	assert.Equal(t, "auth.test", srv.Calls()[len(srv.Calls())-1].Method, "the newest are kept")
+
+	// Deliveries are bounded too, without losing a newer redelivery.
+	eventID, _ := srv.Mention("C0OPS", "U0CAROL", "one", "")
+	for range 8 {
+		_, err := srv.Redeliver(eventID, 0, "")
+		require.NoError(t, err)
+	}
+	ds := srv.Deliveries()
+	assert.LessOrEqual(t, len(ds), 8)
+	last, err := srv.Redeliver(eventID, 0, "")
+	require.NoError(t, err)
+	assert.Equal(t, ds[len(ds)-1].RetryAttempt+1, last.RetryAttempt)
 }
