@@ -89,3 +89,10 @@ func ctxT(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+func testLogger() *slog.Logger {
+	if os.Getenv("SESSIONS_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return quietLogger()
+}

@@ -404,7 +404,11 @@ func (q *Queue) Depth(ctx context.Context) (Depth, error) {
 	return d, nil
 }
 
-func isNoGroup(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "NOGROUP") }
+// isNoGroup reports a missing stream or consumer group (deleted under us).
+func isNoGroup(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "NOGROUP")
+}
 
 // DeadLetter is a job that exhausted its attempts or failed permanently.
 type DeadLetter struct {
