@@ -57,10 +57,19 @@ func (s *Server) newIssue(rc *reqCtx, r *repository, title, body string) (*issue
 	return iss, nil
 }
 
+// pullBaseSHA is the base a PR is measured against: the base branch, or
+// where it stood when the PR was merged.
+func pullBaseSHA(r *repository, pr *pullInfo) (string, bool) {
+	if pr.merged {
+		return pr.baseAtMerge, true
+	}
+	return r.branchHead(pr.base)
+}
+
 // pullCommitsOf lists a PR's commits, oldest first.
 func pullCommitsOf(r *repository, iss *issue) []string {
 	head := r.pullHeadSHA(iss.pr)
-	base, found := r.branchHead(iss.pr.base)
+	base, found := pullBaseSHA(r, iss.pr)
 	if !found {
 		return nil
 	}
@@ -89,7 +98,7 @@ func (rc *reqCtx) pullJSON(r *repository, iss *issue, full bool) map[string]any 
 		"number":       iss.number, "state": iss.state, "locked": false, "title": iss.title,
 		"user": rc.userJSON(iss.user, false), "body": iss.body, "labels": labelsJSON(iss.labels),
 		"created_at": isoTime(iss.createdAt), "updated_at": isoTime(iss.updatedAt),
-		"closed_at": nullableTime(iss.closedAt), "merged_at": nil, "merge_commit_sha": nil,
+		"closed_at": nullableTime(iss.closedAt), "merged_at": nullableTime(iss.pr.mergedAt), "merge_commit_sha": nilIfEmpty(iss.pr.mergeCommit),
 		"draft": iss.pr.draft, "author_association": "NONE",
 		"head": rc.branchJSON(r, iss.pr.head, r.pullHeadSHA(iss.pr)),
 		"base": rc.branchJSON(r, iss.pr.base, baseSHA),
@@ -104,7 +113,7 @@ func (rc *reqCtx) pullJSON(r *repository, iss *issue, full bool) map[string]any 
 				dels += f.Deletions
 			}
 		}
-		out["merged"] = false
+		out["merged"] = iss.pr.merged
 		out["mergeable"] = nil
 		out["mergeable_state"] = "unknown"
 		out["comments"] = len(iss.comments)
@@ -114,6 +123,13 @@ func (rc *reqCtx) pullJSON(r *repository, iss *issue, full bool) map[string]any 
 		out["maintainer_can_modify"] = iss.pr.maintainerCanModify
 	}
 	return out
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func labelsJSON(labels []string) []map[string]any {
@@ -127,7 +143,7 @@ func labelsJSON(labels []string) []map[string]any {
 // pullFilesOf is the PR diff: merge base to head.
 func pullFilesOf(r *repository, iss *issue) ([]fileChange, error) {
 	head := r.pullHeadSHA(iss.pr)
-	base, found := r.branchHead(iss.pr.base)
+	base, found := pullBaseSHA(r, iss.pr)
 	if !found {
 		return nil, fmt.Errorf("base branch %q is gone", iss.pr.base)
 	}
@@ -327,6 +343,9 @@ func (s *Server) updatePull(rc *reqCtx, r *repository) *reply {
 		}
 		state = *req.State
 	}
+	if state == "open" && iss.state != "open" && iss.pr.merged {
+		return unprocessable("Cannot reopen a merged pull request")
+	}
 	if state == "open" {
 		if _, found := r.branchHead(iss.pr.head); !found {
 			return unprocessable("Cannot reopen a pull request whose head branch was deleted")
@@ -400,7 +419,7 @@ func (rc *reqCtx) issueJSON(r *repository, iss *issue) map[string]any {
 		out["html_url"] = web
 		out["pull_request"] = map[string]any{
 			"url":      fmt.Sprintf("%s/pulls/%d", rc.repoAPI(r), iss.number),
-			"html_url": web, "diff_url": web + ".diff", "patch_url": web + ".patch", "merged_at": nil,
+			"html_url": web, "diff_url": web + ".diff", "patch_url": web + ".patch", "merged_at": nullableTime(iss.pr.mergedAt),
 		}
 	}
 	return out

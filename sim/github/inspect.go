@@ -19,6 +19,7 @@ type PullRequest struct {
 	Body      string
 	State     string // open | closed
 	Draft     bool
+	Merged    bool
 	User      string
 	Head      string // branch name
 	Base      string
@@ -75,7 +76,7 @@ func snapshotComments(cs []*comment) []Comment {
 
 func (r *repository) snapshotPull(iss *issue) PullRequest {
 	return PullRequest{
-		Number: iss.number, Title: iss.title, Body: iss.body, State: iss.state, Draft: iss.pr.draft,
+		Number: iss.number, Title: iss.title, Body: iss.body, State: iss.state, Draft: iss.pr.draft, Merged: iss.pr.merged,
 		User: iss.user, Head: iss.pr.head, Base: iss.pr.base, HeadSHA: r.pullHeadSHA(iss.pr),
 		Commits: pullCommitsOf(r, iss), Labels: append([]string(nil), iss.labels...),
 		Comments: snapshotComments(iss.comments), CreatedAt: iss.createdAt, UpdatedAt: iss.updatedAt,

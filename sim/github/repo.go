@@ -90,6 +90,10 @@ type pullInfo struct {
 	headSHA             string // last known head, kept when the branch is deleted
 	draft               bool
 	maintainerCanModify bool
+	merged              bool
+	mergedAt            time.Time
+	mergeCommit         string
+	baseAtMerge         string // base head when merged: the PR keeps its commits and diff
 }
 
 type issue struct {

@@ -44,6 +44,8 @@ func (s *Server) routes() *http.ServeMux {
 	repo("GET /repos/{owner}/{repo}", s.getRepo)
 	repo("GET /repos/{owner}/{repo}/contents", s.getContents)
 	repo("GET /repos/{owner}/{repo}/contents/{path...}", s.getContents)
+	repo("PUT /repos/{owner}/{repo}/contents/{path...}", s.putContents)
+	repo("DELETE /repos/{owner}/{repo}/contents/{path...}", s.deleteContents)
 	repo("GET /raw/{owner}/{repo}/{ref}/{path...}", s.getRaw)
 	repo("GET /repos/{owner}/{repo}/commits", s.listCommits)
 	repo("GET /repos/{owner}/{repo}/commits/{ref...}", s.getCommit)
@@ -71,6 +73,7 @@ func (s *Server) routes() *http.ServeMux {
 	repo("PATCH /repos/{owner}/{repo}/pulls/{number}", s.updatePull)
 	repo("GET /repos/{owner}/{repo}/pulls/{number}/files", s.pullFiles)
 	repo("GET /repos/{owner}/{repo}/pulls/{number}/commits", s.pullCommits)
+	repo("PUT /repos/{owner}/{repo}/pulls/{number}/merge", s.mergePull)
 
 	repo("POST /repos/{owner}/{repo}/issues", s.createIssue)
 	repo("GET /repos/{owner}/{repo}/issues", s.listIssues)

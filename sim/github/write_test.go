@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -476,4 +477,128 @@ func TestPullRequestCloseAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, closedOnly, 1)
 	assert.Equal(t, "superseded", closedOnly[0].GetBody())
+}
+
+func TestContentsAPIWrites(t *testing.T) {
+	e := newEnv(t, Options{Repos: []RepoSeed{smallRepo()}})
+	c := ctx(t)
+	fc, _, _, err := e.client.Repositories.GetContents(c, "acme", "shop", "deploy/values.yaml", nil)
+	require.NoError(t, err)
+
+	_, _, err = e.client.Git.CreateRef(c, "acme", "shop", &gh.Reference{Ref: gh.String("refs/heads/raise-limit"), Object: &gh.GitObject{SHA: gh.String(mustHead(t, e, "main"))}})
+	require.NoError(t, err)
+	res, resp, err := e.client.Repositories.UpdateFile(c, "acme", "shop", "deploy/values.yaml", &gh.RepositoryContentFileOptions{
+		Message: gh.String("cart: raise memory limit"), Content: []byte("cart:\n  memory: 512Mi\n"),
+		SHA: fc.SHA, Branch: gh.String("raise-limit"),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, mustHead(t, e, "raise-limit"), res.Commit.GetSHA())
+	got, err := e.srv.FileAt("acme", "shop", "raise-limit", "deploy/values.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "cart:\n  memory: 512Mi\n", string(got))
+
+	// A stale blob sha is GitHub's 409.
+	_, resp, err = e.client.Repositories.UpdateFile(c, "acme", "shop", "deploy/values.yaml", &gh.RepositoryContentFileOptions{
+		Message: gh.String("again"), Content: []byte("x"), SHA: fc.SHA, Branch: gh.String("raise-limit"),
+	})
+	require.Error(t, err)
+	assert.Equal(t, http.StatusConflict, resp.StatusCode)
+
+	_, resp, err = e.client.Repositories.CreateFile(c, "acme", "shop", "docs/runbook.md", &gh.RepositoryContentFileOptions{
+		Message: gh.String("docs"), Content: []byte("# runbook\n"), Branch: gh.String("raise-limit"),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusCreated, resp.StatusCode)
+
+	readme, _, _, err := e.client.Repositories.GetContents(c, "acme", "shop", "README.md", &gh.RepositoryContentGetOptions{Ref: "raise-limit"})
+	require.NoError(t, err)
+	_, _, err = e.client.Repositories.DeleteFile(c, "acme", "shop", "README.md", &gh.RepositoryContentFileOptions{
+		Message: gh.String("drop readme"), SHA: readme.SHA, Branch: gh.String("raise-limit"),
+	})
+	require.NoError(t, err)
+	files, err := e.srv.Files("acme", "shop", "raise-limit")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"deploy/values.yaml", "docs/runbook.md", "src/cart/cart.go", "src/cart/cart_test.go"}, files)
+	mainFiles, err := e.srv.Files("acme", "shop", "main")
+	require.NoError(t, err)
+	assert.Contains(t, mainFiles, "README.md")
+}
+
+func mustHead(t *testing.T, e *env, branch string) string {
+	t.Helper()
+	sha, err := e.srv.HeadCommit("acme", "shop", branch)
+	require.NoError(t, err)
+	return sha
+}
+
+func TestMergePullRequests(t *testing.T) {
+	e := newEnv(t, Options{Repos: []RepoSeed{smallRepo()}})
+	c := ctx(t)
+	base := mustHead(t, e, "main")
+	open := func(branch, path, content string) *gh.PullRequest {
+		commit := commitFile(t, c, e.client, "acme", "shop", base, path, content, branch)
+		_, _, err := e.client.Git.CreateRef(c, "acme", "shop", &gh.Reference{Ref: gh.String("refs/heads/" + branch), Object: &gh.GitObject{SHA: commit.SHA}})
+		require.NoError(t, err)
+		pr, _, err := e.client.PullRequests.Create(c, "acme", "shop", &gh.NewPullRequest{Title: gh.String(branch), Head: gh.String(branch), Base: gh.String("main")})
+		require.NoError(t, err)
+		return pr
+	}
+	a := open("edit-readme", "README.md", "# A\n")
+	b := open("edit-values", "deploy/values.yaml", "cart:\n  memory: 1Gi\n")
+	conflict := open("edit-readme-too", "README.md", "# B\n")
+
+	res, _, err := e.client.PullRequests.Merge(c, "acme", "shop", a.GetNumber(), "", nil)
+	require.NoError(t, err)
+	assert.True(t, res.GetMerged())
+	assert.Equal(t, res.GetSHA(), mustHead(t, e, "main"))
+
+	// A disjoint change still merges (file-level three-way merge) ...
+	sha, err := e.srv.MergePullRequest("acme", "shop", b.GetNumber())
+	require.NoError(t, err)
+	assert.Equal(t, sha, mustHead(t, e, "main"))
+	for path, want := range map[string]string{"README.md": "# A\n", "deploy/values.yaml": "cart:\n  memory: 1Gi\n"} {
+		got, err := e.srv.FileAt("acme", "shop", "main", path)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got))
+	}
+	// ... a competing edit of the same file does not.
+	_, resp, err := e.client.PullRequests.Merge(c, "acme", "shop", conflict.GetNumber(), "", nil)
+	require.Error(t, err)
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+
+	merged, _, err := e.client.PullRequests.Get(c, "acme", "shop", a.GetNumber())
+	require.NoError(t, err)
+	assert.True(t, merged.GetMerged())
+	assert.Equal(t, "closed", merged.GetState())
+	assert.Equal(t, 1, merged.GetCommits(), "a merged PR keeps its commits")
+	snap, err := e.srv.PullRequest("acme", "shop", a.GetNumber())
+	require.NoError(t, err)
+	assert.True(t, snap.Merged)
+	require.Len(t, snap.Commits, 1)
+
+	_, resp, err = e.client.PullRequests.Merge(c, "acme", "shop", a.GetNumber(), "", nil)
+	require.Error(t, err)
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "merging twice is refused")
+}
+
+func TestUnknownRoutesAnswerJSON404(t *testing.T) {
+	e := newEnv(t, Options{Repos: []RepoSeed{smallRepo()}})
+	for _, tc := range []struct{ method, path string }{
+		{http.MethodGet, "/repos/acme/shop/hooks"},
+		{http.MethodPost, "/repos/acme/shop/contents/README.md"},
+		{http.MethodGet, "/nothing"},
+	} {
+		req, err := http.NewRequest(tc.method, e.http.URL+tc.path, nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var body map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		resp.Body.Close()
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, tc.path)
+		assert.Equal(t, "Not Found", body["message"])
+		assert.NotEmpty(t, body["documentation_url"])
+	}
 }
