@@ -80,14 +80,14 @@ func evidenceEntry(i int, f investigate.Finding) string {
 		Kind: f.Kind, Family: f.Family, Service: f.Service, File: f.File, Line: f.Line, Count: f.Count,
 	}, 0), "• "))
 	var extra []string
-	if fn := oneLine(f.Function); fn != "" {
-		extra = append(extra, "in "+inlineCode(fn, 120))
+	if fn := inlineCode(f.Function, 120); fn != "" {
+		extra = append(extra, "in "+fn)
 	}
-	if ex := oneLine(f.Exception); ex != "" {
-		extra = append(extra, inlineCode(ex, 120))
+	if ex := inlineCode(f.Exception, 120); ex != "" {
+		extra = append(extra, ex)
 	}
-	if p := oneLine(f.Peer); p != "" {
-		extra = append(extra, "peer "+inlineCode(p, 80))
+	if p := inlineCode(f.Peer, 80); p != "" {
+		extra = append(extra, "peer "+p)
 	}
 	if !f.Time.IsZero() {
 		when := "first seen " + slackDate(f.Time)
@@ -144,8 +144,8 @@ func TimelineMessages(r *investigate.HealResult) []Message {
 func timelineLine(rc investigate.Receipt) string {
 	st := stepFromReceipt(rc)
 	parts := []string{fmt.Sprintf("`#%d` %s *%s*", rc.Seq, stepIcon(st.Status), FamilyLabel(rc.Family))}
-	if t := oneLine(rc.Tool); t != "" {
-		parts = append(parts, inlineCode(t, 60))
+	if t := inlineCode(rc.Tool, 60); t != "" {
+		parts = append(parts, t)
 	}
 	if a := argsText(rc.Args); a != "" {
 		parts = append(parts, a)
@@ -184,27 +184,32 @@ func argsText(args map[string]any) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		v := fmt.Sprint(args[k])
+		v := bound(fmt.Sprint(args[k]), 200)
 		if sensitiveArg.MatchString(k) {
 			v = "••••"
 		}
-		b.WriteString(oneLine(k) + "=" + truncate(oneLine(v), 40))
+		b.WriteString(truncate(oneLine(bound(k, 100)), 30) + "=" + truncate(oneLine(v), 40))
 	}
 	return inlineCode(b.String(), 200)
 }
 
-// PatchMessages renders the fix's diff (and a long regression test) for the
-// thread: code blocks split across messages, or a file upload when the diff
-// is larger than UploadThreshold. The bot also posts them on "View patch".
-func PatchMessages(r *investigate.HealResult) []Message {
+// PatchMessages renders what of the fix does not fit the main message: the
+// diff, as code blocks split across messages or as a file upload when it is
+// larger than UploadThreshold, and a long regression test. A diff small
+// enough to be inline in the main message is not repeated unless full is set
+// (the bot sets it to answer "View patch").
+func PatchMessages(r *investigate.HealResult, full bool) []Message {
 	if r == nil {
 		return nil
 	}
 	p := r.Fix.Patch
+	if p != nil && patchFitsInline(p) && !full {
+		p = nil
+	}
 	test := strings.TrimSpace(r.Fix.RegressionTest)
 	var out []Message
 	if p != nil && strings.TrimSpace(p.Diff) != "" {
-		file := oneLine(p.File)
+		file := oneLine(boundTail(p.File, 256))
 		added, removed, _ := diffStats(p.Diff)
 		title := fmt.Sprintf("Patch for %s (+%d −%d)", tailTrunc(file, 120), added, removed)
 		if len(p.Diff) > UploadThreshold {
@@ -217,7 +222,7 @@ func PatchMessages(r *investigate.HealResult) []Message {
 			out = append(out, pages(heading, Escape(title), splitCode(p.Diff, sectionBudget), followUpPatchMsgs)...)
 		}
 	}
-	if textLen(test) > regressionTestInline {
+	if test != "" && (full || !testInline(r)) {
 		if len(test) > regressionTestFollowUp {
 			test = test[:regressionTestFollowUp]
 			test = strings.ToValidUTF8(test, "") + "\n… truncated"
@@ -230,7 +235,7 @@ func PatchMessages(r *investigate.HealResult) []Message {
 var unsafeFilename = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func patchUpload(p *investigate.Patch, title string) Message {
-	base := unsafeFilename.ReplaceAllString(path.Base(oneLine(p.File)), "_")
+	base := unsafeFilename.ReplaceAllString(path.Base(oneLine(boundTail(p.File, 256))), "_")
 	if base == "" || base == "." || base == "_" {
 		base = "fix"
 	}

@@ -103,7 +103,7 @@ func ErrorTypeLabel(e investigate.ErrorType) string {
 	case "", investigate.ErrUnknown:
 		return "Unknown error"
 	}
-	return strings.ReplaceAll(string(e), "_", " ")
+	return identLabel(string(e), 40)
 }
 
 // FamilyLabel names a backend family for humans.
@@ -128,8 +128,27 @@ func FamilyLabel(f investigate.Family) string {
 	case "":
 		return "Tool"
 	}
-	s := string(f)
+	s := identLabel(string(f), 30)
+	if s == "" {
+		return "Tool"
+	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// identLabel turns an identifier from outside the catalogue (a new family or
+// kind) into a short label that needs no escaping: letters, digits and
+// spaces only.
+func identLabel(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		case r == '_' || r == '-' || r == ' ' || r == '.':
+			return ' '
+		}
+		return -1
+	}, s)
+	return truncate(strings.Join(strings.Fields(s), " "), max)
 }
 
 // kindLabel names a finding kind for humans.
@@ -146,15 +165,16 @@ func kindLabel(k investigate.FindingKind) string {
 	case investigate.KindChangeCorrelation:
 		return "Recent change"
 	case investigate.KindSourceAnchor:
-		return "Source"
+		return "Source line"
 	case investigate.KindK8sEvent:
 		return "Kubernetes event"
 	case investigate.KindManifest:
 		return "Manifest"
-	case "":
-		return "Finding"
 	}
-	return strings.ReplaceAll(string(k), "_", " ")
+	if l := identLabel(string(k), 40); l != "" {
+		return l
+	}
+	return "Finding"
 }
 
 // ErrorKindLabel is the short reason shown for a failed tool call.
@@ -185,7 +205,10 @@ func ErrorKindLabel(k investigate.ErrorKind) string {
 	case investigate.ErrKindToolError, "":
 		return "failed"
 	}
-	return strings.ReplaceAll(string(k), "_", " ")
+	if l := identLabel(string(k), 40); l != "" {
+		return l
+	}
+	return "failed"
 }
 
 // ModeLabel names a planner mode.
@@ -193,10 +216,11 @@ func ModeLabel(m investigate.Mode) string {
 	switch m {
 	case investigate.ModeLLM:
 		return "LLM"
-	case investigate.ModeDeterministic, "":
-		return "deterministic"
 	}
-	return string(m)
+	if l := identLabel(string(m), 30); l != "" {
+		return l
+	}
+	return "deterministic"
 }
 
 // FormatDuration renders a duration compactly: 850ms, 8.2s, 3m 05s, 2h 10m.

@@ -66,9 +66,9 @@ func StepsFromReceipts(rs []investigate.Receipt) []Step {
 }
 
 func stepFromReceipt(r investigate.Receipt) Step {
-	what := oneLine(r.Summary)
+	what := oneLine(bound(r.Summary, boundFor(stepLabelMax)))
 	if what == "" {
-		what = oneLine(r.Tool)
+		what = oneLine(bound(r.Tool, boundFor(stepLabelMax)))
 	}
 	if what == "" {
 		what = "call"
@@ -84,12 +84,12 @@ func stepFromReceipt(r investigate.Receipt) Step {
 	// The kind alone says little for generic failures: add the message.
 	switch r.ErrorKind {
 	case "", investigate.ErrKindToolError, investigate.ErrKindBadResponse, investigate.ErrKindInvalidArgs:
-		if msg := oneLine(r.Error); msg != "" {
+		if msg := oneLine(bound(r.Error, boundFor(stepDetailMax))); msg != "" {
 			s.Detail += ": " + msg
 		}
 	}
 	if r.Summary == "" && r.Tool != "" {
-		s.Label = FamilyLabel(r.Family) + ": " + oneLine(r.Tool)
+		s.Label = FamilyLabel(r.Family) + ": " + oneLine(bound(r.Tool, boundFor(stepLabelMax)))
 	}
 	return s
 }

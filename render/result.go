@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -65,27 +66,30 @@ type ResultOptions struct {
 // ResultMessages is a result as Slack receives it: the main message and the
 // follow-ups to post in the same thread, in order.
 type ResultMessages struct {
-	Main      Message
-	FollowUps []Message
+	Main      Message   `json:"main"`
+	FollowUps []Message `json:"follow_ups,omitempty"`
 }
 
 // Main-message budgets. Their sum stays below MaxBlocksText.
 const (
 	summaryMax       = 300
-	descriptionMax   = 700
+	descriptionMax   = 500
 	fieldMax         = 160
+	linkFieldMax     = 500 // a link's URL does not show, so it gets more room
 	noteMax          = 500
 	evidenceShown    = 5
 	evidenceHeadMax  = 180
-	evidenceQuoteMax = 240
-	fixSummaryMax    = 600
+	evidenceQuoteMax = 200
+	fixMax           = 1200
+	fixSummaryMax    = 400
 	fixSteps         = 6
-	fixStepMax       = 220
-	inlineDiffMax    = 1200
+	fixStepMax       = 120
+	proposalMax      = 1800
+	inlineDiffMax    = 1000
 	inlineDiffLines  = 25
-	toolsMax         = 700
-	approvalMax      = 500
-	footerMax        = 400
+	toolsMax         = 600
+	approvalMax      = 400
+	footerMax        = 300
 )
 
 // Follow-up caps, per kind.
@@ -97,7 +101,7 @@ const (
 	followUpPatchMsgs      = 5
 	followUpQuoteMax       = 1200
 	followUpFrames         = 5
-	regressionTestInline   = 600
+	regressionTestInline   = 500
 	timelineLineMax        = 400
 	affectedRecordsShown   = 5
 	toolsListed            = 12
@@ -106,7 +110,7 @@ const (
 	manifestValueMax       = 120
 	flakeFieldMax          = 300
 	remediationMax         = 600
-	patchExplanationMax    = 400
+	patchExplanationMax    = 250
 	regressionTestFollowUp = 20000
 )
 
@@ -125,10 +129,6 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 		}
 		buttons = resultButtons(r, o, v)
 	}
-	patchInline := patchFitsInline(r.Fix.Patch)
-	testInline := textLen(r.Fix.RegressionTest) <= regressionTestInline
-	upload := r.Fix.Patch != nil && len(r.Fix.Patch.Diff) > UploadThreshold
-
 	rc := r.RootCause
 	var blocks []slack.Block
 	blocks = append(blocks, header(resultHeadline(r)))
@@ -142,7 +142,7 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
 	blocks = append(blocks, section(evidenceText(r, o)))
-	for _, s := range fixSections(r, o, patchInline, testInline, upload) {
+	for _, s := range fixSections(r) {
 		blocks = append(blocks, section(s))
 	}
 	if t := toolsText(r); t != "" {
@@ -171,9 +171,7 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 	if !o.OmitTimeline {
 		follow = append(follow, TimelineMessages(r)...)
 	}
-	if !patchInline || !testInline {
-		follow = append(follow, PatchMessages(r)...)
-	}
+	follow = append(follow, PatchMessages(r, false)...)
 	if len(follow) > MaxFollowUps {
 		follow = follow[:MaxFollowUps]
 	}
@@ -193,7 +191,7 @@ func resultHeadline(r *investigate.HealResult) string {
 		return "No root cause found yet"
 	}
 	h := "Root cause: " + ErrorTypeLabel(rc.ErrorType)
-	if s := oneLine(rc.Service); s != "" {
+	if s := oneLine(bound(rc.Service, 200)); s != "" {
 		h += " in " + s
 	}
 	if rc.File != "" {
@@ -205,7 +203,7 @@ func resultHeadline(r *investigate.HealResult) string {
 func summaryText(r *investigate.HealResult) string {
 	sum := escLine(r.Summary, summaryMax)
 	desc := esc(strings.TrimSpace(r.RootCause.Description), descriptionMax)
-	if oneLine(r.Summary) == oneLine(r.RootCause.Description) {
+	if strings.TrimSpace(r.Summary) == strings.TrimSpace(r.RootCause.Description) {
 		desc = ""
 	}
 	if sum != "" {
@@ -222,7 +220,6 @@ func resultFields(r *investigate.HealResult, o ResultOptions) []*slack.TextBlock
 	field := func(name, value string) *slack.TextBlockObject {
 		return mrkdwn(truncateMrkdwn("*"+name+"*\n"+value, fieldMax))
 	}
-	const linkFieldMax = 700 // a link's URL does not show, so it gets more room
 	var fs []*slack.TextBlockObject
 	if s := escLine(rc.Service, 80); s != "" {
 		fs = append(fs, field("Service", s))
@@ -252,7 +249,7 @@ func sourceLink(r *investigate.HealResult, o ResultOptions, file string, line in
 	if ref == "" {
 		ref = r.Ref
 	}
-	label := tailTrunc(location(oneLine(file), line), 90)
+	label := tailTrunc(location(oneLine(boundTail(file, 256)), line), 90)
 	if u := SourceURL(o.RepoWebURL, r.Repo, ref, file, line); u != "" {
 		if l := "<" + strings.ReplaceAll(u, "&", "&amp;") + "|" + Escape(label) + ">"; textLen(l) <= max {
 			return l
@@ -292,10 +289,10 @@ func confidenceNote(r *investigate.HealResult) string {
 // short quote in code formatting.
 func evidenceLine(f investigate.Finding, quoteMax int) string {
 	parts := []string{"*" + kindLabel(f.Kind) + "*", FamilyLabel(f.Family)}
-	if s := oneLine(f.Service); s != "" {
-		parts = append(parts, Escape(truncate(s, 60)))
+	if s := escLine(f.Service, 60); s != "" {
+		parts = append(parts, s)
 	}
-	if loc := location(oneLine(f.File), f.Line); loc != "" {
+	if loc := location(oneLine(boundTail(f.File, 256)), f.Line); loc != "" {
 		parts = append(parts, inlineCode(tailTrunc(loc, 70), 74))
 	}
 	if f.Count > 1 {
@@ -330,11 +327,12 @@ func evidenceText(r *investigate.HealResult, o ResultOptions) string {
 }
 
 // fixSections renders the recommended fix: the summary and steps, then the
-// bucket-specific proposal (patch, manifest edit, remediation, flake report).
-func fixSections(r *investigate.HealResult, o ResultOptions, patchInline, testInline, upload bool) []string {
+// bucket-specific proposal (patch, manifest edit, regression test,
+// remediation, flake report). Proposal pieces are kept whole: one that does
+// not fit the budget is left to the thread rather than cut mid-code-block.
+func fixSections(r *investigate.HealResult) []string {
 	fx := r.Fix
-	var first []string
-	first = append(first, "*Recommended fix*")
+	first := []string{"*Recommended fix*"}
 	if s := esc(strings.TrimSpace(fx.Summary), fixSummaryMax); s != "" {
 		first = append(first, s)
 	} else {
@@ -342,42 +340,37 @@ func fixSections(r *investigate.HealResult, o ResultOptions, patchInline, testIn
 	}
 	for i, st := range fx.Steps {
 		if i == fixSteps {
-			first = append(first, fmt.Sprintf("_… %s more in the thread_", plural(len(fx.Steps)-i, "step", "steps")))
+			first = append(first, fmt.Sprintf("_… %s more_", plural(len(fx.Steps)-i, "step", "steps")))
 			break
 		}
 		first = append(first, fmt.Sprintf("%d. %s", i+1, escLine(st, fixStepMax)))
 	}
-	out := []string{truncateMrkdwn(strings.Join(first, "\n"), 2000)}
+	out := []string{truncateMrkdwn(strings.Join(first, "\n"), fixMax)}
 
-	var second []string
-	if p := fx.Patch; p != nil {
-		added, removed, hunks := diffStats(p.Diff)
-		line := fmt.Sprintf("*Patch* %s · +%d −%d in %s", inlineCode(tailTrunc(oneLine(p.File), 90), 94), added, removed, plural(hunks, "hunk", "hunks"))
-		second = append(second, line)
-		if e := escLine(p.Explanation, patchExplanationMax); e != "" {
-			second = append(second, e)
+	var pieces []string
+	used, skipped := 0, 0
+	add := func(p string) {
+		if p == "" {
+			return
 		}
-		switch {
-		case patchInline:
-			second = append(second, codeBlock(p.Diff, inlineDiffMax+40))
-		case upload:
-			second = append(second, "_The diff is large: it is attached as a file in the thread._")
-		default:
-			second = append(second, "_Full diff in the thread._")
+		if used+textLen(p)+1 > proposalMax {
+			skipped++
+			return
 		}
+		pieces = append(pieces, p)
+		used += textLen(p) + 1
+	}
+	add(patchPiece(fx.Patch))
+	if testInline(r) {
+		add(testPiece(fx.RegressionTest))
+	} else if strings.TrimSpace(fx.RegressionTest) != "" {
+		add("*Regression test* _in the thread._")
 	}
 	if m := fx.ManifestEdit; m != nil {
-		second = append(second, manifestText(m))
-	}
-	if t := strings.TrimSpace(fx.RegressionTest); t != "" {
-		if testInline {
-			second = append(second, "*Regression test*\n"+codeBlock(t, regressionTestInline+40))
-		} else {
-			second = append(second, "*Regression test* _included with the patch in the thread._")
-		}
+		add(manifestText(m))
 	}
 	if rem := esc(strings.TrimSpace(fx.Remediation), remediationMax); rem != "" {
-		second = append(second, "*Remediation*\n"+rem)
+		add("*Remediation*\n" + rem)
 	}
 	if recs := fx.AffectedRecords; len(recs) > 0 {
 		shown := min(len(recs), affectedRecordsShown)
@@ -389,19 +382,61 @@ func fixSections(r *investigate.HealResult, o ResultOptions, patchInline, testIn
 		if len(recs) > shown {
 			line += fmt.Sprintf(" _and %d more_", len(recs)-shown)
 		}
-		second = append(second, line)
+		add(line)
 	}
 	if fl := fx.Flake; fl != nil {
-		second = append(second, flakeText(fl))
+		add(flakeText(fl))
 	}
-	if len(second) > 0 {
-		out = append(out, truncateMrkdwn(strings.Join(second, "\n"), 2400))
+	if skipped > 0 {
+		pieces = append(pieces, fmt.Sprintf("_… %s of the proposal did not fit here._", plural(skipped, "part", "parts")))
+	}
+	if len(pieces) > 0 {
+		out = append(out, strings.Join(pieces, "\n"))
 	}
 	return out
 }
 
+// patchPiece summarises a patch, with the diff inline when it is small.
+func patchPiece(p *investigate.Patch) string {
+	if p == nil {
+		return ""
+	}
+	added, removed, hunks := diffStats(p.Diff)
+	lines := []string{fmt.Sprintf("*Patch* %s · +%d −%d in %s", inlineCode(tailTrunc(oneLine(boundTail(p.File, 256)), 90), 94), added, removed, plural(hunks, "hunk", "hunks"))}
+	if e := escLine(p.Explanation, patchExplanationMax); e != "" {
+		lines = append(lines, e)
+	}
+	switch {
+	case patchFitsInline(p):
+		lines = append(lines, codeBlock(strings.TrimRight(p.Diff, "\n"), inlineDiffMax+20))
+	case len(p.Diff) > UploadThreshold:
+		lines = append(lines, "_The diff is large: it is attached as a file in the thread._")
+	default:
+		lines = append(lines, "_Full diff in the thread._")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func testPiece(test string) string {
+	return "*Regression test*\n" + codeBlock(strings.TrimSpace(test), regressionTestInline+20)
+}
+
+// testInline decides, for both the main message and PatchMessages, whether
+// the regression test is shown inline: it must be short and fit beside the
+// patch summary.
+func testInline(r *investigate.HealResult) bool {
+	t := strings.TrimSpace(r.Fix.RegressionTest)
+	if t == "" {
+		return true
+	}
+	if utf8.RuneCountInString(t) > regressionTestInline || textLen(codeBody(t)) > regressionTestInline {
+		return false
+	}
+	return textLen(patchPiece(r.Fix.Patch))+textLen(testPiece(t))+2 <= proposalMax
+}
+
 func manifestText(m *investigate.ManifestEdit) string {
-	loc := inlineCode(tailTrunc(location(oneLine(m.File), m.Line), 90), 94)
+	loc := inlineCode(tailTrunc(location(oneLine(boundTail(m.File, 256)), m.Line), 90), 94)
 	change := fmt.Sprintf("%s: %s → %s", inlineCode(m.Path, 160), inlineCode(m.OldValue, manifestValueMax), inlineCode(m.NewValue, manifestValueMax))
 	s := "*Manifest change* " + loc + "\n" + change
 	if why := escLine(m.Reason, 300); why != "" {
@@ -447,6 +482,9 @@ func patchFitsInline(p *investigate.Patch) bool {
 		return true
 	}
 	d := strings.TrimRight(p.Diff, "\n")
+	if utf8.RuneCountInString(d) > inlineDiffMax {
+		return false // escaping only makes it longer
+	}
 	return strings.Count(d, "\n") < inlineDiffLines && textLen(codeBody(d)) <= inlineDiffMax
 }
 
@@ -456,7 +494,7 @@ func toolsText(r *investigate.HealResult) string {
 		shown := min(len(r.ToolsUsed), toolsListed)
 		names := make([]string, 0, shown)
 		for _, t := range r.ToolsUsed[:shown] {
-			names = append(names, Escape(truncate(oneLine(t), 40)))
+			names = append(names, escLine(t, 40))
 		}
 		line := "*Tools used:* " + strings.Join(names, ", ")
 		if len(r.ToolsUsed) > shown {
@@ -570,8 +608,8 @@ func footerText(r *investigate.HealResult, o ResultOptions) string {
 	}
 	if u := r.Usage; u != nil {
 		tok := thousands(u.PromptTokens+u.CompletionTokens) + " tokens"
-		if m := oneLine(u.Model); m != "" {
-			tok += " (" + Escape(truncate(m, 40)) + ")"
+		if m := escLine(u.Model, 40); m != "" {
+			tok += " (" + m + ")"
 		}
 		parts = append(parts, tok)
 		if u.CostUSD > 0 {
@@ -581,8 +619,8 @@ func footerText(r *investigate.HealResult, o ResultOptions) string {
 	if n := escLine(r.ModeNote, 160); n != "" {
 		parts = append(parts, n)
 	}
-	if k := oneLine(r.IssueKey); k != "" {
-		parts = append(parts, "key "+inlineCode(k, 60))
+	if k := inlineCode(r.IssueKey, 60); k != "" {
+		parts = append(parts, "key "+k)
 	}
 	if u := safeURL(o.ThreadLink); u != "" {
 		parts = append(parts, link(u, "thread", 20))
@@ -621,7 +659,7 @@ func resultFallback(r *investigate.HealResult) string {
 	}
 	s := fmt.Sprintf("Root cause (%s, %s): %s", bandWord(rc.Band), strings.ToLower(BucketLabel(rc.Bucket)),
 		escLine(joinNonEmpty(" — ", r.Summary, rc.Description), 800))
-	if loc := location(oneLine(rc.File), rc.Line); loc != "" {
+	if loc := location(oneLine(boundTail(rc.File, 256)), rc.Line); loc != "" {
 		s += " · " + Escape(tailTrunc(loc, 200))
 	}
 	return s

@@ -42,9 +42,14 @@ type StatusView struct {
 	DeadLetterCount int
 }
 
+// Status budgets keep the whole message under MaxBlocksText.
 const (
-	statusValueMax   = 100
-	deadLettersShown = 5
+	statusValueMax    = 80
+	statusSourceMax   = 30
+	statusUnknownKeys = 5
+	statusCapsShown   = 12
+	statusReasonMax   = 120
+	deadLettersShown  = 5
 )
 
 // displayValue renders a setting for status output: secrets and unknown keys
@@ -52,7 +57,7 @@ const (
 func displayValue(name, value string) string {
 	k, known := config.Lookup(name)
 	if !known || k.Secret {
-		return config.Mask(value)
+		return Escape(config.Mask(value))
 	}
 	return inlineCode(redactURL(value), statusValueMax)
 }
@@ -80,7 +85,7 @@ func Status(s StatusView) Message {
 	}
 	sort.Strings(extra)
 	for i, name := range extra {
-		if i == 10 {
+		if i == statusUnknownKeys {
 			set = append(set, fmt.Sprintf("_… and %d more unknown keys_", len(extra)-i))
 			break
 		}
@@ -103,7 +108,7 @@ func Status(s StatusView) Message {
 		caps = append(caps, "_No capabilities reported._")
 	}
 	for i, c := range s.Capabilities {
-		if i == 20 {
+		if i == statusCapsShown {
 			caps = append(caps, fmt.Sprintf("_… and %d more_", len(s.Capabilities)-i))
 			break
 		}
@@ -112,7 +117,7 @@ func Status(s StatusView) Message {
 			continue
 		}
 		line := "✗ " + FamilyLabel(c.Family) + " — " + ErrorKindLabel(c.Kind)
-		if why := escLine(c.Reason, 200); why != "" {
+		if why := escLine(c.Reason, statusReasonMax); why != "" {
 			line += ": " + why
 		}
 		caps = append(caps, line)
@@ -129,7 +134,7 @@ func Status(s StatusView) Message {
 			break
 		}
 		line := "• " + inlineCode(d.JobID, 60)
-		if is := escLine(d.Issue, 120); is != "" {
+		if is := escLine(d.Issue, 80); is != "" {
 			line += " " + is
 		}
 		if d.Attempts > 0 {
@@ -138,7 +143,7 @@ func Status(s StatusView) Message {
 		if !d.At.IsZero() {
 			line += " · " + slackDate(d.At)
 		}
-		if why := escLine(d.Reason, 200); why != "" {
+		if why := escLine(d.Reason, statusReasonMax); why != "" {
 			line += " — " + why
 		}
 		queue = append(queue, line)
@@ -154,15 +159,15 @@ func Status(s StatusView) Message {
 			available++
 		}
 	}
-	text := fmt.Sprintf("AutoHeal status: %d settings configured, %d of %d capabilities available, %d queued, %d dead letters",
-		len(set), available, len(s.Capabilities), max(s.QueueDepth, 0), dlTotal)
+	text := fmt.Sprintf("AutoHeal status: %s configured, %d of %d capabilities available, %d queued, %s",
+		plural(len(set), "setting", "settings"), available, len(s.Capabilities), max(s.QueueDepth, 0), plural(dlTotal, "dead letter", "dead letters"))
 	return Message{Text: text, Blocks: blocks}
 }
 
 func settingLine(name string, cur Setting) string {
-	line := "`" + Escape(truncate(oneLine(name), 60)) + "` " + displayValue(name, cur.Value)
-	if cur.Source != "" {
-		line += " _(" + Escape(string(cur.Source)) + ")_"
+	line := inlineCode(name, 62) + " " + displayValue(name, cur.Value)
+	if src := escLine(string(cur.Source), statusSourceMax); src != "" {
+		line += " _(" + src + ")_"
 	}
 	return line
 }
@@ -237,12 +242,12 @@ func ConfigSaved(a SavedAck) Message {
 	sort.Strings(names)
 	var plainKeys, secrets []string
 	for _, k := range names {
-		n := Escape(truncate(oneLine(k), 60))
+		n := escLine(k, 60)
 		if key, ok := config.Lookup(k); ok && !key.Secret {
 			plainKeys = append(plainKeys, n)
 			continue
 		}
-		secrets = append(secrets, n+" saved ("+config.Mask(a.Saved[k])+")")
+		secrets = append(secrets, n+" saved ("+Escape(config.Mask(a.Saved[k]))+")")
 	}
 	var s string
 	switch {
@@ -281,7 +286,7 @@ func ConfigErrors(problems []string) Message {
 // credential. With action set, a Configure button is added; it fails only
 // when action is invalid.
 func MissingCredential(key string, action *ActionValue) (Message, error) {
-	name := Escape(truncate(config.Normalize(oneLine(key)), 60))
+	name := escLine(config.Normalize(bound(key, 200)), 60)
 	if name == "" {
 		name = "a credential"
 	}

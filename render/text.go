@@ -56,6 +56,44 @@ func clean(s string) string {
 	}, s)
 }
 
+// bound cuts s to its first n runes, marking the cut with an ellipsis, so
+// that helpers whose output is short anyway never process megabytes.
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s // n bytes hold at most n runes
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + ellipsis
+		}
+		i++
+	}
+	return s
+}
+
+// boundTail keeps the last n runes of s, marking the cut, for text whose end
+// matters (file paths).
+func boundTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	rs := 0
+	for i := len(s); i > 0; {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		rs++
+		if rs == n {
+			return ellipsis + s[i:]
+		}
+	}
+	return s
+}
+
+// boundFor is the input size worth looking at for an output of max units:
+// generous enough for collapsed whitespace and dropped control characters.
+func boundFor(max int) int { return 2*max + 64 }
+
 // oneLine cleans s and collapses all whitespace runs (newlines included) into
 // single spaces.
 func oneLine(s string) string {
@@ -91,12 +129,12 @@ func truncate(s string, max int) string {
 // esc cleans, escapes and truncates user text for mrkdwn so that the result
 // is at most max UTF-16 units and never ends inside an HTML entity.
 func esc(s string, max int) string {
-	return escRaw(clean(s), max)
+	return escRaw(clean(bound(s, boundFor(max))), max)
 }
 
 // escLine is esc on a single line.
 func escLine(s string, max int) string {
-	return escRaw(oneLine(s), max)
+	return escRaw(oneLine(bound(s, boundFor(max))), max)
 }
 
 func escRaw(s string, max int) string {
@@ -133,13 +171,13 @@ func escRaw(s string, max int) string {
 // plain prepares user text for a plain_text object: cleaned, one line,
 // truncated. plain_text is not parsed for mrkdwn, so it is not escaped.
 func plain(s string, max int) string {
-	return truncate(oneLine(s), max)
+	return truncate(oneLine(bound(s, boundFor(max))), max)
 }
 
 // inlineCode renders s as `code` on one line within max units (backticks
 // included). Backticks inside would end the span, so they become ˋ.
 func inlineCode(s string, max int) string {
-	s = strings.ReplaceAll(oneLine(s), "`", "ˋ")
+	s = strings.ReplaceAll(oneLine(bound(s, boundFor(max))), "`", "ˋ")
 	if s == "" || max < 3 {
 		return ""
 	}
@@ -159,6 +197,7 @@ func codeBody(s string) string {
 // codeBlock renders s as a preformatted block within max units, truncated
 // with a marker line when it does not fit.
 func codeBlock(s string, max int) string {
+	s = bound(s, boundFor(max))
 	chunks := splitCode(s, max)
 	if len(chunks) == 0 {
 		return ""
