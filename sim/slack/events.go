@@ -56,10 +56,31 @@ type ViewSubmissionOptions struct {
 
 var mentionRE = regexp.MustCompile(`<@([A-Z0-9]+)(?:\|[^>]*)?>`)
 
+// MentionOptions describes a user mentioning the bot.
+type MentionOptions struct {
+	Channel  string
+	User     string
+	Text     string // the bot mention is prefixed unless the text has one
+	ThreadTS string // set to mention the bot inside an existing thread
+	ConnID   string // deliver on this connection; "" for round-robin
+}
+
+// Mentioned identifies a pushed app_mention.
+type Mentioned struct {
+	EventID    string
+	EnvelopeID string
+	Channel    string
+	TS         string // the mention message's ts
+	// ThreadTS is the thread the bot should answer in: the mention's thread,
+	// or the mention itself when it was posted at the top level.
+	ThreadTS string
+}
+
 // MentionEnvelope stores a user's message mentioning the bot and returns
 // the app_mention events_api envelope Slack would send for it (not yet
-// pushed). The bot mention is prefixed to text unless text has one.
-func (s *Server) MentionEnvelope(channel, user, text, threadTS string) (Envelope, string) {
+// pushed; see Push and PushTo).
+func (s *Server) MentionEnvelope(o MentionOptions) (Envelope, Mentioned) {
+	channel, user, text, threadTS := o.Channel, o.User, o.Text, o.ThreadTS
 	mention := "<@" + s.opts.BotUserID + ">"
 	if !strings.Contains(text, mention) {
 		text = mention + " " + text
@@ -95,7 +116,22 @@ func (s *Server) MentionEnvelope(channel, user, text, threadTS string) (Envelope
 		"event_context":         "4-" + base64.RawURLEncoding.EncodeToString([]byte(`{"et":"app_mention","tid":"`+s.opts.TeamID+`","aid":"`+s.opts.AppID+`","cid":"`+channel+`"}`)),
 	}
 	raw, _ := json.Marshal(payload) // plain maps of strings: cannot fail
-	return Envelope{EnvelopeID: newUUID(), Type: EnvelopeEventsAPI, Payload: raw}, eventID
+	env := Envelope{EnvelopeID: newUUID(), Type: EnvelopeEventsAPI, Payload: raw}
+	answerIn := threadTS
+	if answerIn == "" {
+		answerIn = ts
+	}
+	return env, Mentioned{EventID: eventID, EnvelopeID: env.EnvelopeID, Channel: channel, TS: ts, ThreadTS: answerIn}
+}
+
+// MentionEvent stores a user's message mentioning the bot and pushes the
+// app_mention event (to o.ConnID, or round-robin).
+func (s *Server) MentionEvent(o MentionOptions) (Mentioned, error) {
+	env, m := s.MentionEnvelope(o)
+	if _, err := s.push(env, m.EventID, o.ConnID); err != nil {
+		return m, err
+	}
+	return m, nil
 }
 
 // mentionBlocks is the rich_text block Slack attaches to a typed message.
@@ -121,13 +157,13 @@ func mentionBlocks(text string) []map[string]any {
 // Mention has user mention the bot in channel (in the thread of threadTS
 // when set): the message is stored and an app_mention event is pushed
 // round-robin. A push failure (every queue full) is logged; the ids are
-// returned regardless.
+// returned regardless. MentionEvent returns the error and the message ts.
 func (s *Server) Mention(channel, user, text, threadTS string) (eventID, envelopeID string) {
-	env, eventID := s.MentionEnvelope(channel, user, text, threadTS)
-	if _, err := s.push(env, eventID, ""); err != nil {
-		s.log.Error("push app_mention", "event_id", eventID, "err", err)
+	m, err := s.MentionEvent(MentionOptions{Channel: channel, User: user, Text: text, ThreadTS: threadTS})
+	if err != nil {
+		s.log.Error("push app_mention", "event_id", m.EventID, "err", err)
 	}
-	return eventID, env.EnvelopeID
+	return m.EventID, m.EnvelopeID
 }
 
 func (s *Server) userObject(id string) map[string]any {

@@ -299,13 +299,14 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// APIURL is the Web API base to give slack.OptionAPIURL; it ends with "/api/".
+// APIURL is the Web API base to give slack.OptionAPIURL (after Start); it
+// ends with "/api/".
 func (s *Server) APIURL() string { return s.base + "/api/" }
 
 // BaseURL is the scheme and host the simulator serves on.
 func (s *Server) BaseURL() string { return s.base }
 
-// BotToken and AppToken return the first configured token of each kind.
+// BotToken returns the first configured bot token.
 func (s *Server) BotToken() string { return s.opts.BotTokens[0] }
 
 // AppToken returns the first configured app-level token.

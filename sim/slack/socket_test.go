@@ -456,11 +456,21 @@ func TestPushValidatesAndTargetsConnections(t *testing.T) {
 
 	bot := startBot(t, srv, botOptions{})
 	bot.next(t, socketmode.EventTypeHello)
-	env, _ := srv.MentionEnvelope("C0INCIDENT", "U0ALICE", "targeted", "")
+	env, m := srv.MentionEnvelope(MentionOptions{Channel: "C0INCIDENT", User: "U0ALICE", Text: "targeted"})
 	d, err := srv.PushTo(bot.connID(), env)
 	require.NoError(t, err)
 	assert.Equal(t, bot.connID(), d.ConnID)
+	assert.Equal(t, m.EventID, d.EventID)
 	assert.Equal(t, env.EnvelopeID, bot.next(t, socketmode.EventTypeEventsAPI).Request.EnvelopeID)
+
+	m2, err := srv.MentionEvent(MentionOptions{Channel: "C0INCIDENT", User: "U0ALICE", Text: "in the thread", ThreadTS: m.TS, ConnID: bot.connID()})
+	require.NoError(t, err)
+	assert.Equal(t, m.TS, m2.ThreadTS, "answer in the first mention's thread")
+	assert.Equal(t, m.TS, m.ThreadTS, "a top-level mention starts its own thread")
+	_, mention := mentionEvent(t, bot.next(t, socketmode.EventTypeEventsAPI))
+	assert.Equal(t, m2.TS, mention.TimeStamp)
+	_, err = srv.MentionEvent(MentionOptions{Channel: "C0INCIDENT", User: "U0ALICE", Text: "x", ConnID: "conn-404"})
+	assert.ErrorIs(t, err, ErrNoConnection)
 }
 
 func TestBlockActionOnAnEphemeralAndInAModal(t *testing.T) {
