@@ -1,0 +1,1 @@
+BULK_CHUNK = 1000
