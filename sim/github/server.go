@@ -15,7 +15,27 @@
 // objects: their trees and parents are not in the store. The seed commit's
 // parent is the newest of them, and commit listings show those commits in
 // place of the seed commit, so a client sees the history the scenario
-// describes. Commits created through the Git Data API are listed above them.
+// describes. Commits created through the API are listed above them. Files
+// can be read at the newest change's id (it names the deployed revision),
+// not at older ones.
+//
+// Served (under / and /api/v3/):
+//
+//	GET    /repos/{o}/{r}                          /rate_limit  /user
+//	GET    /repos/{o}/{r}/contents/{path}?ref=      (raw media type too)
+//	PUT    /repos/{o}/{r}/contents/{path}           DELETE likewise
+//	GET    /repos/{o}/{r}/commits?sha&path&since&until  /commits/{ref}
+//	GET    /repos/{o}/{r}/branches[/{branch}]       /compare/{base}...{head}
+//	GET    /repos/{o}/{r}/git/ref/{ref}  /git/matching-refs/{ref}  /git/refs[/{ref}]
+//	POST   /repos/{o}/{r}/git/refs   PATCH, DELETE /git/refs/{ref}
+//	POST   /repos/{o}/{r}/git/blobs|trees|commits   GET /git/blobs|trees|commits/{sha}
+//	POST   /repos/{o}/{r}/pulls   GET /pulls, /pulls/{n}, /pulls/{n}/files|commits
+//	PATCH  /repos/{o}/{r}/pulls/{n}   PUT /pulls/{n}/merge
+//	POST   /repos/{o}/{r}/issues   GET /issues, /issues/{n}   PATCH /issues/{n}
+//	POST   /repos/{o}/{r}/issues/{n}/comments   GET likewise
+//	GET    /app  /app/installations/{id}  /repos/{o}/{r}/installation (app JWT)
+//	POST   /app/installations/{id}/access_tokens                   (app JWT)
+//	GET    /raw/{o}/{r}/{ref}/{path}                (download_url of contents)
 //
 // The simulator is a test fixture; production code paths never use it.
 package github
@@ -312,9 +332,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.r, rc.body = r, body
 	params := recordParams(r, body)
 	var out *reply
+	var tooLarge *http.MaxBytesError
 	switch {
-	case err != nil:
+	case errors.As(err, &tooLarge):
 		out = fail(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body exceeds %d bytes", s.opts.MaxBodyBytes))
+	case err != nil:
+		out = fail(http.StatusBadRequest, "Problems reading the request body")
 	default:
 		out = s.dispatch(r.Context(), rc)
 	}
