@@ -60,6 +60,7 @@ var (
 	helpfulNPERE      = regexp.MustCompile(`because (?:the return value of )?"([^"]+)" is null`)
 	jsReadPropRE      = regexp.MustCompile(`Cannot read propert(?:y|ies) of (?:undefined|null) \(reading '([^']+)'\)|Cannot read property '([^']+)' of (?:undefined|null)`)
 	pyNoneAttrRE      = regexp.MustCompile(`'NoneType' object has no attribute '(\w+)'`)
+	aliasTableRE      = regexp.MustCompile(`(?i)alias|synonym|rename|canonical|normali[sz]`)
 )
 
 // codeFix proposes a patch for a code bug at file:line given the source
@@ -76,6 +77,14 @@ func codeFix(file string, lines []string, line int, et ErrorType, quote, excepti
 		if m := javaMapGetChainRE.FindStringSubmatch(src); m != nil && ext == ".java" {
 			ind, typ, v, mapExpr, key, call := m[1], strings.TrimSpace(m[2]), m[3], m[4], m[5], m[6]
 			tmp := "mapped" + strings.ToUpper(v[:1]) + v[1:]
+			// A String-to-String lookup table named as one (aliases, synonyms,
+			// renames) falls back to the key itself: canonical keys have no entry.
+			if typ == "String" && aliasTableRE.MatchString(mapExpr) {
+				fixed := fmt.Sprintf("%s%s %s = %s.getOrDefault(%s, %s).%s;", ind, typ, v, mapExpr, key, key, call)
+				return &Patch{File: file, Diff: UnifiedDiff(file, lines, line, line, []string{fixed}),
+						Explanation: fmt.Sprintf("%s only lists alternative spellings; keys without an entry are already canonical, so fall back to the key instead of dereferencing null.", mapExpr)},
+					fmt.Sprintf("`%s.get(%s)` returns null for keys that have no entry (canonical names are not in the table), and `.%s` is then called on null. Fall back to the key: `%s.getOrDefault(%s, %s)` (or check `containsKey`).", mapExpr, key, call, mapExpr, key, key)
+			}
 			if insideLoop(lines, line-1) {
 				repl := []string{
 					fmt.Sprintf("%s%s %s = %s.get(%s);", ind, typ, tmp, mapExpr, key),

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/autoheal/autoheal/harness"
+	"github.com/autoheal/autoheal/scenario"
+)
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the summary object as the last line")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: give one or more directories holding scenarios", errUsage)
+	}
+	dirs, err := scenario.Discover(fs.Args()...)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("no scenario.yaml found under %v", fs.Args())
+	}
+	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{})
+	if err != nil {
+		return err // a scenario that cannot be loaded: the message names the file
+	}
+	harness.PrintTable(stdout, cases, sum)
+	if *asJSON {
+		return harness.PrintJSON(stdout, sum)
+	}
+	return nil
+}

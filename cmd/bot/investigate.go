@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/autoheal/autoheal/config"
+	"github.com/autoheal/autoheal/harness"
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/redact"
+	"github.com/autoheal/autoheal/scenario"
+)
+
+func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("investigate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scen := fs.String("scenario", "", "investigate this scenario directory against its simulators")
+	asJSON := fs.Bool("json", false, "print the HealResult as JSON")
+	repo := fs.String("repo", "", "GitHub repository owner/name (env AUTOHEAL_REPO)")
+	ref := fs.String("ref", "", "git ref deployed (env AUTOHEAL_REF)")
+	service := fs.String("service", "", "service to focus on (env AUTOHEAL_SERVICE)")
+	namespace := fs.String("namespace", "", "Kubernetes namespace (env AUTOHEAL_NAMESPACE)")
+	deadline := fs.Duration("deadline", 60*time.Second, "overall investigation deadline")
+	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var res *investigate.HealResult
+	if *scen != "" {
+		s, err := scenario.Load(*scen)
+		if err != nil {
+			return err
+		}
+		opts := harness.RunOptions{Engine: investigate.Options{Deadline: *deadline}}
+		if *transcript != "" {
+			f, err := os.Create(*transcript)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			opts.Backends.Transcript = simTranscript(f)
+		}
+		res, err = harness.Run(ctx, s, opts)
+		if err != nil {
+			return err
+		}
+	} else {
+		text := strings.TrimSpace(strings.Join(fs.Args(), " "))
+		if text == "" {
+			return fmt.Errorf("%w: give the issue text (\"ad service is throwing errors since 10am\") or --scenario DIR", errUsage)
+		}
+		cfg := envConfig()
+		for k, v := range map[string]string{"repo": *repo, "ref": *ref, "service_name": *service, "namespace": *namespace} {
+			if v != "" {
+				cfg[k] = v
+			}
+		}
+		for k, v := range cfg {
+			if _, err := config.Check(k, v); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			if config.IsSecret(k) {
+				redact.Register(v)
+			}
+		}
+		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: capset.FromConfig(cfg, capset.Options{})})
+		var err error
+		res, err = e.Investigate(ctx, investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Service: cfg["service_name"],
+			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]})
+		if err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	_, err := io.WriteString(stdout, investigate.FormatText(res))
+	return err
+}
+
+// envConfig reads every config key's environment fallback.
+func envConfig() map[string]string {
+	cfg := map[string]string{}
+	for _, k := range config.Keys {
+		if v := strings.TrimSpace(os.Getenv(k.Env)); v != "" {
+			cfg[k.Name] = v
+		}
+	}
+	return cfg
+}
