@@ -109,7 +109,9 @@ func AlertRoot(a Alert) Message {
 	} else {
 		ctx = append(ctx, "AutoHeal is investigating in the thread")
 	}
-	blocks = append(blocks, contextBlock(ctx...))
+	if len(ctx) > 0 {
+		blocks = append(blocks, contextBlock(ctx...))
+	}
 
 	state := "FIRING"
 	if a.Resolved {

@@ -58,7 +58,7 @@ func pages(heading, fallback string, entries []string, maxMsgs int) []Message {
 
 // EvidenceMessages lists every finding in full (up to a cap) when the main
 // message shows only the top ones; nil otherwise.
-func EvidenceMessages(r *investigate.HealResult, o ResultOptions) []Message {
+func EvidenceMessages(r *investigate.HealResult) []Message {
 	if r == nil || len(r.Evidence) <= evidenceShown {
 		return nil
 	}
@@ -227,7 +227,7 @@ func PatchMessages(r *investigate.HealResult, full bool) []Message {
 			test = test[:regressionTestFollowUp]
 			test = strings.ToValidUTF8(test, "") + "\n… truncated"
 		}
-		out = append(out, pages("*Regression test*", "Regression test", splitCode(test, sectionBudget), 2)...)
+		out = append(out, pages("*Regression test*", "Regression test", splitCode(test, sectionBudget), followUpTestMsgs)...)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,10 @@ func mustValid(t *testing.T, v any) {
 	case ResultMessages:
 		mustValid(t, v.Main)
 		for _, m := range v.FollowUps {
+			mustValid(t, m)
+		}
+	case []Message:
+		for _, m := range v {
 			mustValid(t, m)
 		}
 	case slack.ModalViewRequest:
@@ -107,6 +112,14 @@ func TestGolden(t *testing.T) {
 		"result_low": func(t *testing.T) any {
 			return must[ResultMessages](t)(Result(lowResult(), ResultOptions{Action: action, CreateIssue: true,
 				Approval: ApprovalView{Note: "No PR: band LOW is below MEDIUM"}}))
+		},
+		"result_view_patch": func(t *testing.T) any {
+			return PatchMessages(codeBugResult(), true)
+		},
+		"result_patch_upload": func(t *testing.T) any {
+			r := codeBugResult()
+			r.Fix.Patch.Diff = strings.Repeat(adDiff, 60) // ~30 KB
+			return PatchMessages(r, false)
 		},
 		"alert_firing": func(t *testing.T) any {
 			return AlertRoot(Alert{Name: "HighErrorRate", Severity: "critical", Service: "checkout", Namespace: "shop",

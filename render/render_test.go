@@ -529,6 +529,30 @@ func TestBuildersStayWithinLimits(t *testing.T) {
 	})
 }
 
+// TestEmptyInputs: zero values render valid messages rather than empty
+// blocks Slack would reject.
+func TestEmptyInputs(t *testing.T) {
+	res, err := Result(&investigate.HealResult{}, ResultOptions{})
+	require.NoError(t, err)
+	mustValid(t, res)
+	assert.Equal(t, "No root cause found yet", res.Main.Blocks[0].(*slack.HeaderBlock).Text.Text)
+	p, err := ProgressMessage(Progress{})
+	require.NoError(t, err)
+	mustValid(t, p)
+	for _, a := range []Alert{{}, {Resolved: true}} {
+		mustValid(t, AlertRoot(a))
+		mustValid(t, AlertResolvedReply(a))
+	}
+	mustValid(t, Status(StatusView{}))
+	mustValid(t, ConfigSaved(SavedAck{}))
+	mustValid(t, ConfigErrors(nil))
+	m, err := MissingCredential("", nil)
+	require.NoError(t, err)
+	mustValid(t, m)
+	assert.Nil(t, PatchMessages(&investigate.HealResult{}, true))
+	assert.Nil(t, TimelineMessages(&investigate.HealResult{}))
+}
+
 func TestPatchFollowUps(t *testing.T) {
 	t.Run("medium diff is split into code blocks that rebuild it", func(t *testing.T) {
 		r := hugeResult(20 << 10)
@@ -577,6 +601,14 @@ func TestPatchFollowUps(t *testing.T) {
 		assert.LessOrEqual(t, len(u.Content), MaxUploadBytes)
 		assert.Contains(t, u.Content, "… truncated: the diff is")
 	})
+	t.Run("view patch shows the whole proposal", func(t *testing.T) {
+		r := codeBugResult()
+		assert.Nil(t, PatchMessages(r, false), "the diff and test are inline already")
+		msgs := PatchMessages(r, true)
+		require.Len(t, msgs, 2)
+		assert.Contains(t, blockTexts(msgs[0]), "+        allAds = getRandomAds();")
+		assert.Contains(t, blockTexts(msgs[1]), "void getAdsWithoutContextKeys()")
+	})
 	t.Run("small diff stays inline", func(t *testing.T) {
 		res, err := Result(codeBugResult(), ResultOptions{OmitTimeline: true})
 		require.NoError(t, err)
@@ -610,7 +642,7 @@ func TestFollowUps(t *testing.T) {
 	for _, m := range res.FollowUps {
 		assert.False(t, strings.HasPrefix(m.Text, "Timeline"))
 	}
-	assert.Nil(t, EvidenceMessages(oomResult(), ResultOptions{}), "three findings fit in the main message")
+	assert.Nil(t, EvidenceMessages(oomResult()), "three findings fit in the main message")
 }
 
 func TestStepsFromReceipts(t *testing.T) {

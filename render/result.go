@@ -99,6 +99,7 @@ const (
 	followUpTimeline       = 150 // receipts listed
 	followUpTimelineMsgs   = 3
 	followUpPatchMsgs      = 5
+	followUpTestMsgs       = 1
 	followUpQuoteMax       = 1200
 	followUpFrames         = 5
 	regressionTestInline   = 500
@@ -141,7 +142,7 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 		blocks = append(blocks, contextBlock(note))
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
-	blocks = append(blocks, section(evidenceText(r, o)))
+	blocks = append(blocks, section(evidenceText(r)))
 	for _, s := range fixSections(r) {
 		blocks = append(blocks, section(s))
 	}
@@ -166,12 +167,14 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 		}}
 	}
 
+	// The most actionable first: the fix, then the evidence, then the log of
+	// tool calls. Per-kind caps keep the total within MaxFollowUps.
 	var follow []Message
-	follow = append(follow, EvidenceMessages(r, o)...)
+	follow = append(follow, PatchMessages(r, false)...)
+	follow = append(follow, EvidenceMessages(r)...)
 	if !o.OmitTimeline {
 		follow = append(follow, TimelineMessages(r)...)
 	}
-	follow = append(follow, PatchMessages(r, false)...)
 	if len(follow) > MaxFollowUps {
 		follow = follow[:MaxFollowUps]
 	}
@@ -309,7 +312,7 @@ func evidenceLine(f investigate.Finding, quoteMax int) string {
 	return "• " + head
 }
 
-func evidenceText(r *investigate.HealResult, o ResultOptions) string {
+func evidenceText(r *investigate.HealResult) string {
 	n := len(r.Evidence)
 	if n == 0 {
 		return "*Evidence*\n_No evidence found._"
