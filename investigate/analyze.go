@@ -43,6 +43,7 @@ type evidence struct {
 	failing  bool                      // traces show failing requests
 	restarts map[string]int
 	rate     map[string]Finding // error-rate anomaly per service
+	onChain  map[string]bool    // services in failing traces (origin or callee)
 }
 
 var remoteWrapRE = regexp.MustCompile(`(?i)rpc error: code = \w+ desc = |\b\d{1,2} (?:UNKNOWN|INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|FAILED_PRECONDITION|RESOURCE_EXHAUSTED|CANCELLED): |StatusCode\.\w+|status(?: code)?[ =:]+5\d\d|returned (?:HTTP )?5\d\d|upstream|remote (?:error|service)|response from \S+:|Grpc\.Core\.RpcException|io\.grpc\.StatusRuntimeException|HttpRequestException|failed to call|error calling|call to \S+ failed`)
@@ -236,8 +237,8 @@ func (ev *evidence) candidates() []*candidate {
 			} else {
 				c.traceOrigins += f.Count
 			}
-			if f.Kind == KindException {
-				c.exceptions += f.Count
+			if f.Kind == KindException && f.Attrs["blame"] != "callee" {
+				c.exceptions += f.Count // a caller's exception is not the callee's
 			}
 			if _, ok := TopAppFrame(f.Frames); ok {
 				c.hasAppFrame = true
@@ -271,25 +272,27 @@ func (ev *evidence) candidates() []*candidate {
 			add(c, f)
 		}
 	}
-	// An unavailable service with an infrastructure cause: the callers'
-	// failed calls (refused, reset, unavailable) are the cause's effect, so
-	// they support it.
-	for _, c := range by {
-		if c.infra == 0 {
+	// A service that fails its callers (refused, reset, unavailable,
+	// timed out) because of a cause of its own: an infrastructure signal or
+	// an error raised in its code at the same time. The callers' failed
+	// calls are that cause's effect, so they support it.
+	for _, c := range sortedCandidates(by) {
+		if c.Score < 0 || !c.isCause() {
 			continue
 		}
-		for _, o := range by {
-			if o == c || o.Service != c.Service || (o.ErrorType != ErrNetwork && o.ErrorType != ErrTimeout && o.ErrorType != ErrUnknown && o.ErrorType != ErrDependency) {
+		for _, o := range sortedCandidates(by) {
+			if o == c || o.Score < 0 || o.Service != c.Service || o.isCause() || !o.isAvailability() {
 				continue
 			}
-			if o.traceCallee > 0 || o.logPropagated > 0 || (o.infra == 0 && o.traceOrigins == 0) {
-				c.traceCallee += o.traceCallee
-				for fam := range o.Families {
-					c.Families[fam] = true
-				}
-				c.Support = append(c.Support, o.Support...)
-				o.Score = -1 // absorbed
+			if c.infra == 0 && !aligned(c.First, o.First, 15*time.Minute) {
+				continue
 			}
+			c.traceCallee += o.traceCallee
+			for fam := range o.Families {
+				c.Families[fam] = true
+			}
+			c.Support = append(c.Support, o.Support...)
+			o.Score = -1 // absorbed
 		}
 	}
 	var out []*candidate
@@ -299,6 +302,12 @@ func (ev *evidence) candidates() []*candidate {
 		}
 		out = append(out, c)
 	}
+	ev.onChain = map[string]bool{}
+	for _, c := range out {
+		if c.traceOrigins > 0 || c.traceCallee > 0 {
+			ev.onChain[c.Service] = true
+		}
+	}
 	for _, c := range out {
 		c.Score = ev.score(c)
 	}
@@ -307,6 +316,52 @@ func (ev *evidence) candidates() []*candidate {
 			return out[i].Score > out[j].Score
 		}
 		return out[i].Service < out[j].Service
+	})
+	return out
+}
+
+// isCause: the candidate's evidence says where the failure is raised (an
+// infrastructure signal, or a cause-role error raised in the service).
+func (c *candidate) isCause() bool {
+	if c.infra > 0 {
+		return true
+	}
+	if c.logCause == 0 && c.traceOrigins == 0 {
+		return false
+	}
+	s := SignatureByID(c.Signature)
+	return s != nil && s.Role == RoleCause
+}
+
+// isAvailability: the candidate only says the service failed its callers.
+func (c *candidate) isAvailability() bool {
+	switch c.ErrorType {
+	case ErrNetwork, ErrTimeout, ErrDependency, ErrUnknown:
+	default:
+		return false
+	}
+	s := SignatureByID(c.Signature)
+	return s == nil || s.Role != RoleCause || c.traceCallee > 0
+}
+
+func aligned(a, b time.Time, within time.Duration) bool {
+	if a.IsZero() || b.IsZero() {
+		return true
+	}
+	d := a.Sub(b)
+	return d <= within && d >= -within
+}
+
+func sortedCandidates(by map[string]*candidate) []*candidate {
+	out := make([]*candidate, 0, len(by))
+	for _, c := range by {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Service != out[j].Service {
+			return out[i].Service < out[j].Service
+		}
+		return out[i].ErrorType < out[j].ErrorType
 	})
 	return out
 }
@@ -351,9 +406,9 @@ func (ev *evidence) score(c *candidate) float64 {
 	if ev.isHinted(c.Service) {
 		s += 0.4
 	}
-	// Traces show which services fail requests: a candidate that appears in
-	// no failing trace, while failing traces exist and cover it, is noise.
-	if ev.failing && c.traceOrigins == 0 && c.traceCallee == 0 && c.infra == 0 {
+	// Traces show which services fail requests: a service that appears in
+	// no failing trace, while failing traces exist, is noise.
+	if ev.failing && !ev.onChain[c.Service] && c.infra == 0 {
 		s *= 0.45
 	}
 	// Timing: causes start at or just before the impact. Errors that were
