@@ -388,6 +388,10 @@ func TestValidateReportsViolations(t *testing.T) {
 		{"raw gt", Message{Text: "a > b"}, "unescaped '>'"},
 		{"total text", Message{Text: "t", Blocks: many(5, func() slack.Block { return section(long(2500)) })}, "12500 characters of text in total, limit 10000"},
 		{"input in a message", Message{Text: "t", Blocks: []slack.Block{slack.NewInputBlock("i", plainText("l"), nil, slack.NewPlainTextInputBlockElement(nil, "a"))}}, "input blocks belong in modals"},
+		{"duplicate block ids", Message{Text: "t", Blocks: []slack.Block{
+			slack.NewSectionBlock(mrkdwn("x"), nil, nil, slack.SectionBlockOptionBlockID("b")),
+			slack.NewSectionBlock(mrkdwn("y"), nil, nil, slack.SectionBlockOptionBlockID("b")),
+		}}, `block 1 (section "b"): duplicate block_id`},
 		{"duplicate action ids", Message{Text: "t", Blocks: []slack.Block{slack.NewActionBlock("", slack.NewButtonBlockElement("a", "", plainText("x")), slack.NewButtonBlockElement("a", "", plainText("y")))}}, "duplicate action_id"},
 		{"oversized upload", Message{Text: "t", Upload: &Upload{Filename: "a.diff", Content: long(MaxUploadBytes + 1)}}, "upload: content is"},
 	}

@@ -36,8 +36,9 @@ func (e *ValidationError) Error() string {
 }
 
 type checker struct {
-	out   []Violation
-	total int // text units across blocks (messages only)
+	out      []Violation
+	total    int             // text units across blocks (messages only)
+	blockIDs map[string]bool // block_id must be unique within a payload
 }
 
 func (c *checker) add(where, format string, args ...any) {
@@ -141,7 +142,16 @@ func blockWhere(prefix string, i int, b slack.Block) string {
 }
 
 func (c *checker) block(where string, b slack.Block, modal bool) {
-	c.maxLen(where, "block_id", b.ID(), MaxBlockID)
+	if id := b.ID(); id != "" {
+		c.maxLen(where, "block_id", id, MaxBlockID)
+		if c.blockIDs[id] {
+			c.add(where, "duplicate block_id")
+		}
+		if c.blockIDs == nil {
+			c.blockIDs = map[string]bool{}
+		}
+		c.blockIDs[id] = true
+	}
 	switch b := b.(type) {
 	case *slack.SectionBlock:
 		if b.Text == nil && len(b.Fields) == 0 {
