@@ -35,7 +35,8 @@ func keyPart(s string) string {
 		return s
 	}
 	sum := sha256.Sum256([]byte(s))
-	return "h-" + hex.EncodeToString(sum[:16])
+	// '#' never appears in a verbatim part, so a hash cannot collide with one.
+	return "#" + hex.EncodeToString(sum[:16])
 }
 
 func plainID(s string) bool {

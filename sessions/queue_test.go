@@ -105,7 +105,7 @@ func TestQueueOptionsValidation(t *testing.T) {
 		{"heartbeat not below visibility", func(o *QueueOptions) { o.HeartbeatInterval = o.VisibilityTimeout }},
 		{"concurrency too high", func(o *QueueOptions) { o.Concurrency = 5000 }},
 		{"negative concurrency", func(o *QueueOptions) { o.Concurrency = -1 }},
-		{"zero attempts allowed? no: negative", func(o *QueueOptions) { o.MaxAttempts = -1 }},
+		{"negative attempts", func(o *QueueOptions) { o.MaxAttempts = -1 }},
 		{"tiny visibility", func(o *QueueOptions) { o.VisibilityTimeout = time.Millisecond }},
 		{"consumer idle below visibility", func(o *QueueOptions) { o.ConsumerIdleTimeout = time.Second }},
 	}
