@@ -786,7 +786,7 @@ func (q *Queue) reclaim(ctx context.Context, n int) ([]delivery, error) {
 			attempt = q.opts.MaxAttempts
 		}
 		ds = append(ds, delivery{entryID: m.ID, raw: str(m.Values["job"]), attempt: attempt})
-		q.log.Info("reclaimed job from an idle consumer", "entry_id", m.ID, "attempt", attempt)
+		q.log.Info("reclaimed idle job (retry due, or its consumer died)", "entry_id", m.ID, "attempt", attempt)
 	}
 	return ds, nil
 }
