@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 )
 
@@ -41,16 +41,17 @@ func labelsKey(m map[string]string) string {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var b strings.Builder
-	b.WriteByte('{')
+	buf := make([]byte, 0, 64)
+	buf = append(buf, '{')
 	for i, k := range names {
 		if i > 0 {
-			b.WriteString(", ")
+			buf = append(buf, ", "...)
 		}
-		fmt.Fprintf(&b, "%s=%q", k, m[k])
+		buf = append(buf, k...)
+		buf = append(buf, '=')
+		buf = strconv.AppendQuote(buf, m[k])
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(append(buf, '}'))
 }
 
 func matchesAll(ms []*Matcher, lbls map[string]string) bool {

@@ -512,3 +512,58 @@ func TestNewValidatesStreams(t *testing.T) {
 	_, err = New(nil, Options{})
 	assert.NoError(t, err)
 }
+
+// BenchmarkLogQueryScenario measures a json-parsing log query and a metric
+// query over the checkout scenario's logs.
+func BenchmarkLogQueryScenario(b *testing.B) {
+	sc, err := scenario.Load(filepath.Join(examples, "checkout-fails-payment-typeerror"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := New(sc.Logs, Options{Now: sc.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, q := range map[string]string{
+		"log":    `{namespace="astronomy-shop"} |= "error" | json | __error__="" | level_extracted >= 40`,
+		"metric": `sum by (service_name) (count_over_time({namespace="astronomy-shop"} |~ "(?i)error" [5m]))`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			v := url.Values{"query": {q}, "start": {ns(sc.Now.Add(-time.Hour))}, "end": {ns(sc.Now)}, "step": {"60s"}, "limit": {"1000"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, "/loki/api/v1/query_range?"+v.Encode(), nil)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatal(rec.Body.String())
+				}
+			}
+		})
+	}
+}
+
+func TestScalarArithmeticPrecedence(t *testing.T) {
+	srv := start(t, nil, Options{Now: time.Unix(1000, 0)})
+	for q, want := range map[string]string{
+		`1 + 2 * 3`:       "7",
+		`2 ^ 3 ^ 2`:       "512",
+		`(1 + 2) * 3`:     "9",
+		`-2 ^ 2`:          "-4",
+		`10 - 4 - 3`:      "3",
+		`3 > bool 2`:      "1",
+		`7 % 4 == bool 3`: "1",
+	} {
+		code, body := do(t, srv.URL, "/loki/api/v1/query", url.Values{"query": {q}})
+		require.Equal(t, http.StatusOK, code, q+": "+body)
+		var res struct {
+			Data struct {
+				ResultType string `json:"resultType"`
+				Result     [2]any `json:"result"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(body), &res))
+		assert.Equal(t, "scalar", res.Data.ResultType, q)
+		assert.Equal(t, want, res.Data.Result[1], q)
+	}
+}

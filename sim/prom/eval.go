@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 )
 
@@ -31,16 +31,17 @@ func (l Labels) key() string {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var b strings.Builder
-	b.WriteByte('{')
+	buf := make([]byte, 0, 64)
+	buf = append(buf, '{')
 	for i, k := range names {
 		if i > 0 {
-			b.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		fmt.Fprintf(&b, "%s=%q", k, l[k])
+		buf = append(buf, k...)
+		buf = append(buf, '=')
+		buf = strconv.AppendQuote(buf, l[k])
 	}
-	b.WriteByte('}')
-	return b.String()
+	return string(append(buf, '}'))
 }
 
 func (l Labels) without(names ...string) Labels {

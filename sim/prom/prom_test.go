@@ -570,3 +570,31 @@ func TestNewValidatesSamples(t *testing.T) {
 	_, err = New(synthetic(scenario.Series{Values: [][2]any{{1.0, "1"}}}), Options{})
 	assert.ErrorContains(t, err, "no labels")
 }
+
+// BenchmarkQueryRangeScenario measures a dashboard-style error-ratio query
+// over an hour of the checkout scenario at 15s steps.
+func BenchmarkQueryRangeScenario(b *testing.B) {
+	sc, err := scenario.Load(filepath.Join(examples, "checkout-fails-payment-typeerror"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := New(sc.Metrics, Options{Now: sc.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := url.Values{
+		"query": {`sum by (service_name) (rate(traces_span_metrics_calls_total{status_code="STATUS_CODE_ERROR"}[5m])) / sum by (service_name) (rate(traces_span_metrics_calls_total[5m]))`},
+		"start": {strconv.FormatInt(sc.Now.Add(-time.Hour).Unix(), 10)},
+		"end":   {strconv.FormatInt(sc.Now.Unix(), 10)},
+		"step":  {"15"},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/query_range?"+q.Encode(), nil)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Body.String())
+		}
+	}
+}
