@@ -549,7 +549,7 @@ func TestScalarArithmeticPrecedence(t *testing.T) {
 		`1 + 2 * 3`:       "7",
 		`2 ^ 3 ^ 2`:       "512",
 		`(1 + 2) * 3`:     "9",
-		`-2 ^ 2`:          "-4",
+		`-2 ^ 2`:          "4", // LogQL lexes -2 as one literal, unlike PromQL
 		`10 - 4 - 3`:      "3",
 		`3 > bool 2`:      "1",
 		`7 % 4 == bool 3`: "1",
