@@ -29,6 +29,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	namespace := fs.String("namespace", "", "Kubernetes namespace (env AUTOHEAL_NAMESPACE)")
 	deadline := fs.Duration("deadline", 60*time.Second, "overall investigation deadline")
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
+	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -46,6 +47,15 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			defer f.Close()
 			opts.Backends.Transcript = simTranscript(f)
+		}
+		if *explain {
+			opts.Investigator = func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
+				r, err := e.Investigate(ctx, issue)
+				if err == nil {
+					fmt.Fprintln(stderr, e.Explain(issue, r.Timeline))
+				}
+				return r, err
+			}
 		}
 		res, err = harness.Run(ctx, s, opts)
 		if err != nil {
