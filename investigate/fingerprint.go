@@ -67,7 +67,7 @@ var Catalogue = []Signature{
 
 	// Python
 	sig("py-nonetype", "python", `'NoneType' object (?:has no attribute|is not subscriptable|is not iterable|is not callable)|NoneType: None`, ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "Python None dereference"),
-	sig("py-pool", "python", `QueuePool limit of size \d+ overflow \d+ reached|TimeoutError: QueuePool|connection pool (?:exhausted|is full)|PoolTimeout|too many clients already|remaining connection slots are reserved`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "connection pool exhausted"),
+	sig("py-pool", "python", `QueuePool limit of size \d+ overflow \d+ reached|TimeoutError: QueuePool|connection pool (?:exhausted|is full)|PoolTimeout`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "connection pool exhausted"),
 	sig("py-validation", "python", `pydantic.*ValidationError|ValidationError: \d+ validation error|json\.decoder\.JSONDecodeError|JSONDecodeError|UnicodeDecodeError|InvalidOperation: \[<class 'decimal`, ErrDataValidation, BucketBadData, RoleCause, false, 72, "invalid input data"),
 	sig("py-valueerror", "python", `\bValueError: (?:invalid literal|could not convert|time data .* does not match|Invalid isoformat)`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "unparseable value in input data"),
 	sig("py-runtime", "python", `\b(?:KeyError|IndexError|ZeroDivisionError|TypeError|AttributeError|RecursionError|UnboundLocalError|NameError|AssertionError): `, ErrRuntime, BucketCodeBug, RoleCause, false, 55, "Python runtime error"),
@@ -90,13 +90,16 @@ var Catalogue = []Signature{
 	sig("db-constraint", "any", `violates (?:not-null|foreign key|unique|check) constraint|duplicate key value|Duplicate entry .* for key|IntegrityError|invalid input syntax for type|out of range for type|value too long for type`, ErrDataValidation, BucketBadData, RoleCause, false, 72, "data violates a database constraint"),
 	sig("schema-validation", "any", `schema validation failed|does not match schema|failed to (?:decode|unmarshal|deserialize)|cannot unmarshal|invalid character .* looking for|unexpected end of JSON input|malformed (?:record|payload|message|json)|poison (?:message|pill)|DeserializationException|SerializationException`, ErrDataValidation, BucketBadData, RoleCause, false, 68, "record does not match the expected schema"),
 
+	sig("server-connlimit", "any", `no more connections allowed|max_client_conn|too many clients already|remaining connection slots are reserved|Too many connections|max number of clients reached|connection limit exceeded|too many open connections`, ErrResourceExhaustion, BucketInfrastructure, RolePropagated, true, 89, "the server refuses new connections (connection limit reached)"),
+	sig("invalid-value", "any", `(?i:\b(?:unknown|invalid|unsupported|unrecognized|unrecognised|illegal|malformed)\s+(?:[\w-]+\s+){0,3}(?:code|value|format|currency|enum|type|date|timestamp|record|field|character|input|payload|id|identifier|number))|(?i:is not a valid)|(?i:failed validation)|(?i:validation (?:failed|error))|ConstraintViolation|MethodArgumentNotValid|must not be (?:null|blank|empty)`, ErrDataValidation, BucketBadData, RoleCause, false, 62, "input fails validation"),
+
 	// Configuration and credentials
-	sig("missing-env", "any", `(?i)(?:environment variable|env var|env)\s+["'\x60]?[A-Z][A-Z0-9_]{2,}["'\x60]?\s+(?:is\s+)?(?:not set|missing|required|undefined|empty)|missing required (?:environment|env|config(?:uration)?)|required key \[?[A-Z_]+\]? missing|KeyError: '[A-Z][A-Z0-9_]{2,}'|(?:must|should) be set|no value for required`, ErrConfig, BucketInfrastructure, RoleCause, true, 86, "required configuration missing"),
-	sig("bad-credentials", "any", `password authentication failed|Access denied for user|(?i)authentication failed for user|invalid (?:username or password|credentials|api key|client secret)|WRONGPASS|NOAUTH Authentication required|SASL authentication failed|AuthenticationException|401 Unauthorized|InvalidClientTokenId|SignatureDoesNotMatch`, ErrConfig, BucketInfrastructure, RoleCause, true, 82, "credentials rejected"),
+	sig("missing-env", "any", `(?i:environment variable|env var|env)\s+["'\x60]?[A-Z][A-Z0-9_]{2,}["'\x60]?\s+(?i:is\s+)?(?i:not set|missing|required|undefined|empty)|(?i:missing required (?:environment|env|config(?:uration)?))|required key \[?[A-Z_]+\]? missing|KeyError: '[A-Z][A-Z0-9_]{2,}'|\b[A-Z][A-Z0-9_]{2,} (?:must|should) be set|(?i:no value for required)`, ErrConfig, BucketInfrastructure, RoleCause, true, 86, "required configuration missing"),
+	sig("bad-credentials", "any", `password authentication failed|Access denied for user|(?i:authentication failed for user)|(?i:invalid (?:username or password|credentials|api key|client secret))|WRONGPASS|NOAUTH Authentication required|SASL authentication failed|\b(?:Sasl|Ldap|Mongo|Npgsql|Sql|Redis|Kafka)?AuthenticationException|401 Unauthorized|InvalidClientTokenId|SignatureDoesNotMatch`, ErrConfig, BucketInfrastructure, RoleCause, true, 82, "credentials rejected"),
 	sig("config-parse", "any", `(?i)(?:invalid|bad|malformed) (?:configuration|config)|failed to (?:load|parse) (?:config|configuration|settings)|unknown configuration key|BeanCreationException|Could not resolve placeholder|ConfigurationException`, ErrConfig, BucketInfrastructure, RoleCause, true, 75, "invalid configuration"),
 
 	// TLS and network
-	sig("tls-cert", "any", `x509: certificate (?:has expired|is not valid|signed by unknown authority|is valid for)|certificate has expired|CERT_HAS_EXPIRED|certificate verify failed|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|SSL routines|tls: (?:handshake failure|bad certificate|failed to verify)|ERR_TLS_CERT`, ErrTLS, BucketInfrastructure, RoleCause, true, 88, "TLS certificate / handshake failure"),
+	sig("tls-cert", "any", `x509: certificate (?:has expired|is not valid|signed by unknown authority|is valid for)|certificate has expired|CERT_HAS_EXPIRED|certificate verify failed|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|SSL routines|tls: (?:handshake failure|bad certificate|failed to verify)|ERR_TLS_CERT|The SSL connection could not be established|remote certificate is invalid|NotTimeValid|RemoteCertificateChainErrors|certificate chain|Authentication\.AuthenticationException`, ErrTLS, BucketInfrastructure, RoleCause, true, 92, "TLS certificate / handshake failure"),
 	sig("dns", "any", `no such host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bENOTFOUND\b|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|NXDOMAIN|server misbehaving|could not resolve host`, ErrNetwork, BucketInfrastructure, RoleCause, true, 78, "DNS resolution failure"),
 	sig("conn-refused", "any", `(?i)connection refused|ECONNREFUSED|actively refused`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 60, "connection refused by the callee"),
 	sig("conn-reset", "any", `ECONNRESET|connection reset by peer|broken pipe|EPIPE|socket hang up|unexpected EOF`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 50, "connection reset"),
@@ -119,6 +122,18 @@ var Catalogue = []Signature{
 	sig("go-panic", "go", `\bpanic: `, ErrRuntime, BucketCodeBug, RoleCause, false, 50, "Go panic"),
 	sig("unhandled", "any", `Unhandled(?:Promise)?Rejection|Unhandled exception|uncaught exception`, ErrRuntime, BucketCodeBug, RoleCause, false, 30, "unhandled exception"),
 }
+
+// blameCallee lists signatures that, raised on a call to another service,
+// blame the callee: it refused, timed out, was unreachable, presented a bad
+// certificate or ran out of connections.
+var blameCallee = map[string]bool{
+	"conn-refused": true, "conn-reset": true, "grpc-unavailable": true, "timeout-generic": true, "go-deadline": true,
+	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
+	"server-connlimit": true,
+}
+
+// BlamesCallee reports whether this error, seen on a call, points at the callee.
+func (s *Signature) BlamesCallee() bool { return s != nil && blameCallee[s.ID] }
 
 // Match is one signature found in a text.
 type Match struct {

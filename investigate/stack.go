@@ -101,8 +101,8 @@ func parseGoStack(text string) []Frame {
 // libraryMarkers identify frames of runtimes, frameworks and dependencies:
 // they say where an error surfaced, not where the defect is.
 var libraryPathMarkers = []string{
-	"node_modules/", "node:internal", "internal/", "<anonymous>", "/site-packages/", "/dist-packages/",
-	"/usr/lib/python", "/usr/local/lib/python", "/usr/local/go/", "/go/pkg/mod/", "/vendor/", "runtime/",
+	"node_modules/", "node:internal", "<anonymous>", "/site-packages/", "/dist-packages/",
+	"/usr/lib/python", "/usr/local/lib/python", "/usr/local/go/", "/go/pkg/mod/", "/vendor/",
 	"/root/go/pkg/", "GOROOT", "/opt/hostedtoolcache/", "/usr/share/dotnet/", "/_/src/", "/lib/python",
 	// Bundled / generated output: not a repository path.
 	"/.next/", "/chunks/", ".min.js", "webpack", "/.nuxt/", "/__pycache__/",
@@ -126,6 +126,13 @@ var goLibraryFuncPrefixes = []string{
 func IsLibraryFrame(f Frame) bool {
 	for _, m := range libraryPathMarkers {
 		if strings.Contains(f.File, m) {
+			return true
+		}
+	}
+	// Node's own modules print as "internal/process/task_queues.js"; Go's
+	// standard library as "runtime/panic.go" without a GOROOT prefix.
+	for _, p := range []string{"internal/", "runtime/", "node:", "events.js", "timers.js", "net.js"} {
+		if strings.HasPrefix(f.File, p) {
 			return true
 		}
 	}

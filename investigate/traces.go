@@ -194,6 +194,36 @@ func peerOf(s *Span, idx ServiceIndex) string {
 	return ""
 }
 
+var ipRE = regexp.MustCompile(`^\d{1,3}(?:\.\d{1,3}){3}$`)
+
+// externalPeer names a callee that reports no traces of its own (a
+// database, a pooler, a third-party API) from the span's peer attributes:
+// pgbouncer.bookings.svc -> pgbouncer. IP addresses name nothing.
+func externalPeer(s *Span) string {
+	for _, k := range []string{"peer.service", "server.address", "net.peer.name", "db.connection_string", "http.host"} {
+		v := s.Attrs[k]
+		if v == "" {
+			continue
+		}
+		host := v
+		if i := strings.Index(host, "://"); i >= 0 {
+			host = host[i+3:]
+		}
+		if i := strings.LastIndex(host, "@"); i >= 0 {
+			host = host[i+1:]
+		}
+		host = strings.SplitN(strings.SplitN(host, "/", 2)[0], ":", 2)[0]
+		if host == "" || ipRE.MatchString(host) || host == "localhost" {
+			continue
+		}
+		if k == "peer.service" {
+			return host
+		}
+		return strings.SplitN(host, ".", 2)[0]
+	}
+	return ""
+}
+
 // AnalyzeTraces finds, in each failing trace, the span where the failure
 // originates (an error span without failing descendants) and blames the
 // service that owns the defect: the span's own service, or the callee when a
@@ -314,10 +344,11 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 	if f.Exception == "" {
 		f.Exception = ExceptionType(msg + " " + s.StatusMessage)
 	}
-	f.Quote = Quote(firstNonEmpty(strings.TrimSpace(typ+": "+msg), s.StatusMessage, s.Name+" failed"), 200)
-	if strings.HasPrefix(f.Quote, ": ") {
-		f.Quote = strings.TrimPrefix(f.Quote, ": ")
+	excText := strings.TrimSpace(strings.Trim(strings.TrimSpace(typ+": "+msg), ":"))
+	if typ != "" && msg != "" && strings.HasPrefix(msg, typ) {
+		excText = msg // "TypeError: Cannot read..." already names the type
 	}
+	f.Quote = Quote(firstNonEmpty(excText, s.StatusMessage, firstLine(stack), s.Name+" failed"), 200)
 	f.Frames = ParseStack(stack)
 	if top, ok := TopAppFrame(f.Frames); ok {
 		f.File, f.Line, f.Function = top.File, top.Line, top.Function
@@ -329,10 +360,12 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 	if len(f.Frames) > 12 {
 		f.Frames = f.Frames[:12]
 	}
-	// A client call that failed without a failing callee span: the callee is
-	// the suspect (it refused, timed out or could not be resolved), unless the
-	// client recorded an exception raised in its own code.
-	if s.Kind == "client" || s.Kind == "producer" {
+	// A call that failed without a failing callee span: the callee is the
+	// suspect when the error says so (refused, timed out, bad certificate,
+	// out of connections), or when the client recorded no error of its own.
+	sig := SignatureByID(f.Signature)
+	isCall := s.Kind == "client" || s.Kind == "producer"
+	if isCall || sig.BlamesCallee() {
 		callee := ""
 		for _, c := range kids {
 			if c.Service != s.Service {
@@ -342,11 +375,11 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 		if callee == "" {
 			callee = peerOf(s, idx)
 		}
-		sigRole := RolePropagated
-		if m := SignatureByID(f.Signature); m != nil {
-			sigRole = m.Role
+		if callee == "" && sig.BlamesCallee() {
+			callee = externalPeer(s)
 		}
-		if callee != "" && (sigRole != RoleCause || f.File == "") {
+		blame := sig.BlamesCallee() || (isCall && (sig == nil || sig.Role != RoleCause || f.File == ""))
+		if callee != "" && callee != s.Service && blame {
 			f.Peer = s.Service
 			f.Service = callee
 			f.Attrs["blame"] = "callee"
@@ -368,4 +401,11 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
