@@ -137,9 +137,11 @@ class Trace:
              events: list[dict] | None = None, span_id: str | None = None) -> dict:
         """Adds a span. start/dur are microseconds. error is the status description
         (None for ok); err_mode is 'otel' (otel.status_code), 'tag' (error=true) or 'both'."""
-        pod = pod or getattr(parent, "_pod", None) or (parent or {}).get("_pod") or svc.pod()
-        if parent is not None and parent.get("_svc") == svc.name:
-            pod = parent["_pod"]
+        if pod is None:
+            if parent is not None and parent.get("_svc") == svc.name:
+                pod = parent["_pod"]
+            else:
+                pod = svc.pod()
         t = dict(tags or {})
         t["span.kind"] = kind
         if error is not None:

@@ -128,7 +128,7 @@ def build():
         n += 1
         attempt += dt.timedelta(minutes=5, seconds=sc.rng.uniform(0, 3))
     for t in sc.times(sc.at("04:30"), t1, 25):
-        sc.log({"service_name": "reminder-mailer", "namespace": ns, "pod": "reminder-mailer-7c5d9f8b6-" + sc.suffix(), "level": "warn"}, t,
+        sc.log({"service_name": "reminder-mailer", "namespace": ns, "pod": "reminder-mailer-7c5d9f8b6-q2w8x", "level": "warn"}, t,
                f'time={iso(t, 3)} level=WARN msg="smtp send slow" relay=smtp.eu.mailer.example elapsed={sc.rng.uniform(6, 18):.1f}s')
     for p in b.pods:
         t = sc.at("02:00:40") + dt.timedelta(seconds=sc.rng.randint(0, 60))

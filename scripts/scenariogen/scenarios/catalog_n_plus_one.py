@@ -112,7 +112,7 @@ def build():
         sc.log(lab("catalog-web", p, "info"), from_us(st + d), f'{cw.ips[p]} - - [{from_us(st + d).strftime("%d/%b/%Y:%H:%M:%S +0000")}] "GET /c/{slug}/ HTTP/1.1" 200 {sc.rng.randint(40000, 90000)} "-" "Mozilla/5.0" rt={d / 1e6:.3f} trace_id={tr.id}')
         if timeout:
             ip = "10.42.0." + str(sc.rng.randint(2, 250))
-            sc.log({"job": "ingress-nginx/ingress-nginx-controller", "namespace": "ingress-nginx", "pod": "ingress-nginx-controller-7b9c6d5f8-" + sc.suffix(), "level": "error"},
+            sc.log({"job": "ingress-nginx/ingress-nginx-controller", "namespace": "ingress-nginx", "pod": "ingress-nginx-controller-7b9c6d5f8-kq2zt", "level": "error"},
                    from_us(st + 10_000_000),
                    f'{from_us(st + 10_000_000).strftime("%Y/%m/%d %H:%M:%S")} [error] 31#31: *{sc.rng.randint(10**6, 10**7)} upstream timed out (110: Operation timed out) while reading response header from upstream, '
                    f'client: {ip}, server: www.artisana.shop, request: "GET /c/{slug}/ HTTP/2.0", upstream: "http://{cw.ips[p]}:8000/c/{slug}/", host: "www.artisana.shop"')
@@ -139,7 +139,7 @@ def build():
             sc.log({"job": "ingress-nginx/ingress-nginx-controller", "namespace": "ingress-nginx", "pod": "ingress-nginx-controller-7b9c6d5f8-kq2zt", "level": "info"}, t,
                    f'10.42.0.{sc.rng.randint(2, 250)} - - [{t.strftime("%d/%b/%Y:%H:%M:%S +0000")}] "GET /c/{slug}/ HTTP/2.0" {code} {sc.rng.randint(40000, 90000)} "-" "Mozilla/5.0" 41 {rt:.3f} [catalog-catalog-web-8000] [] {cw.ips[p]}:8000 {sc.rng.randint(40000, 90000)} {rt:.3f} 200 {sc.hex(32)}')
     for t in sc.times(t0, t1, 25):
-        sc.log(lab("search-indexer", "search-indexer-5c4b8d7f9-" + sc.suffix(), "warn", "search"), t,
+        sc.log(lab("search-indexer", "search-indexer-5c4b8d7f9-m4n7p", "warn", "search"), t,
                f"{t.strftime('%Y-%m-%d %H:%M:%S,%f')[:-3]} WARNING indexer.bulk: bulk request took {sc.rng.uniform(2, 6):.1f}s for 1000 docs (es_rejected_execution on 0 shards)")
 
     m0, m1 = sc.at("16:40"), sc.at("18:49")

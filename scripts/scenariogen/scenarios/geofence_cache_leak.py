@@ -163,7 +163,7 @@ func key(lat, lng float64) string {
             sc.log(lab("geofence-svc", p, "debug"), t, json.dumps({"time": iso(t, 6), "level": "DEBUG", "msg": "lookup", "zones": sc.rng.randint(1, 3),
                                                                    "cache_size": sc.rng.randint(10**5, 10**6)}))
     for t in sc.times(t0, t1, 25):
-        sc.log(lab("cluster-autoscaler", "cluster-autoscaler-6d8f7b9c5-" + sc.suffix(), "info", "kube-system"), t,
+        sc.log(lab("cluster-autoscaler", "cluster-autoscaler-6d8f7b9c5-x8k2l", "info", "kube-system"), t,
                f"I{t.strftime('%m%d %H:%M:%S.%f')}       1 static_autoscaler.go:588] No unschedulable pods")
 
     m1 = sc.at("21:39")

@@ -40,7 +40,7 @@ def build():
                 spec:
                   restartPolicy: Never
                   containers:
-                    - name: report
+                    - name: nightly-report
                       image: 902114553011.dkr.ecr.eu-west-1.amazonaws.com/nightly-report:2026.01.07
                       args: ["python", "-m", "reports.nightly", "--export", "baskets-ytd"]
                       resources:
@@ -123,9 +123,9 @@ def build():
     for off, m in [(0, "starting nightly report exports=['baskets-ytd']"), (4, "querying basket_lines since 2026-01-01"),
                    (1300, "fetched 48,211,904 rows, aggregating"), (2900, "still aggregating (rss=10.9GiB)")]:
         t = rt + dt.timedelta(seconds=off)
-        sc.log(lab("report", job_pod, "info", "analytics"), t, f"{t.strftime('%Y-%m-%d %H:%M:%S')} INFO reports.nightly: {m}")
+        sc.log(lab("nightly-report", job_pod, "info", "analytics"), t, f"{t.strftime('%Y-%m-%d %H:%M:%S')} INFO reports.nightly: {m}")
     for t in sc.times(t0, t1, 20):
-        sc.log(lab("cert-manager", "cert-manager-7c9fd58b6d-" + sc.suffix(), "info", "cert-manager"), t,
+        sc.log(lab("cert-manager", "cert-manager-7c9fd58b6d-t5r2w", "info", "cert-manager"), t,
                f'I{t.strftime("%m%d %H:%M:%S.%f")}       1 conditions.go:263] Setting lastTransitionTime for Certificate "storefront-tls" condition "Ready" to {iso(t)}')
 
     m0, m1 = sc.at("01:50"), sc.at("02:54")
@@ -136,7 +136,7 @@ def build():
                  lambda t: sc.rng.uniform(5.5e9, 7e9))
     sc.gauge({"__name__": "kube_node_status_condition", "node": node, "condition": "MemoryPressure", "status": "true", "job": "kube-state-metrics"},
              m0, m1, lambda t: 1 if t >= pressure else 0)
-    sc.gauge({"__name__": "container_memory_working_set_bytes", "namespace": "analytics", "pod": job_pod, "container": "report", "node": node},
+    sc.gauge({"__name__": "container_memory_working_set_bytes", "namespace": "analytics", "pod": job_pod, "container": "nightly-report", "node": node},
              rt, m1, lambda t: min(1.18e10, 2e8 + (t - rt).total_seconds() * 9.6e6))
     sc.gauge({"__name__": "kube_deployment_status_replicas_available", "namespace": ns, "deployment": "storefront-web", "job": "kube-state-metrics"},
              m0, m1, lambda t: 3 if t < ev_t[web.pods[0]] else (2 if t < ev_t[web.pods[1]] else 1))
@@ -180,7 +180,7 @@ def build():
     k.event("kube-system", "Node", node, "EvictionThresholdMet", "Attempting to reclaim memory", pressure, pressure + dt.timedelta(seconds=74), 3,
             "Warning", host=node)
     k.event("kube-system", "Node", node, "NodeHasInsufficientMemory", f"Node {node} status is now: NodeHasInsufficientMemory", pressure, host=node)
-    jctr = container_spec("report", "902114553011.dkr.ecr.eu-west-1.amazonaws.com/nightly-report:2026.01.07", None,
+    jctr = container_spec("nightly-report", "902114553011.dkr.ecr.eu-west-1.amazonaws.com/nightly-report:2026.01.07", None,
                           args=["python", "-m", "reports.nightly", "--export", "baskets-ytd"], requests={"cpu": "500m", "memory": "256Mi"})
     jsvc = sc.svc("nightly-report", "analytics", "python", pods=[job_pod], deploy="nightly-report-29467200")
     jp = k.pod(jsvc, job_pod, [jctr], node, rt - dt.timedelta(seconds=8), labels={"job-name": "nightly-report-29467200"}, qos="Burstable")

@@ -176,7 +176,7 @@ def build():
             tt = t + dt.timedelta(seconds=off)
             sc.log(lab("search-api", (p, ns), "info"), tt, f"[{tt.strftime('%Y-%m-%d %H:%M:%S')} +0000] {m}")
     for t in sc.times(t0, t1, 30):
-        sc.log(lab("recommendations", (f"recommendations-6b8f9c7d5-{sc.suffix()}", "recs"), "warn"), t,
+        sc.log(lab("recommendations", ("recommendations-6b8f9c7d5-z9x3c", "recs"), "warn"), t,
                f"{t.strftime('%Y-%m-%d %H:%M:%S,%f')[:-3]} WARNING app.ranker: few candidates above MIN_SCORE=0.15 (2), padding with popular items")
 
     m0, m1 = sc.at("17:40"), sc.at("19:04")
