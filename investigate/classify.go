@@ -9,12 +9,19 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	switch c.ErrorType {
 	case ErrRace:
 		return BucketFlake
-	case ErrOOM, ErrTLS, ErrConfig:
+	case ErrTLS, ErrConfig:
 		return BucketInfrastructure
-	case ErrResourceExhaustion:
-		// A pool/file-descriptor leak introduced by a change in the anchored
-		// code is a code bug; otherwise capacity or configuration.
-		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact && c.infra == 0 {
+	case ErrOOM, ErrResourceExhaustion:
+		// Memory or a pool exhausted right after a change in the service's
+		// code that acquires or accumulates resources (a connection never
+		// closed, an unbounded cache) is a code bug; otherwise capacity or
+		// configuration. A configuration change of the same service wins.
+		if _, cfg := ev.configChange(c); !cfg {
+			if _, leak := ev.leakChange(c); leak {
+				return BucketCodeBug
+			}
+		}
+		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact && c.infra == 0 && c.ErrorType == ErrResourceExhaustion {
 			return BucketCodeBug
 		}
 		return BucketInfrastructure

@@ -150,12 +150,26 @@ func infraLike(h *hypothesis) bool {
 // secondRound reads what the leading hypothesis points at.
 func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	var calls []ToolCall
-	if h.anchor != nil && e.has("source_read") {
-		calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{
-			"file": PathHint(*h.anchor), "line": h.anchor.Line, "service": h.c.Service}})
+	read := func(file string, line int) {
+		if e.has("source_read") && len(calls) < 3 {
+			calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{"file": file, "line": line, "service": h.c.Service}})
+		}
 	}
-	if infraLike(h) && e.has("source_manifests") {
-		calls = append(calls, ToolCall{Tool: "source_manifests", Args: map[string]any{"service": h.c.Service}})
+	if h.anchor != nil {
+		read(PathHint(*h.anchor), h.anchor.Line)
+	}
+	switch h.c.ErrorType {
+	case ErrOOM, ErrResourceExhaustion:
+		if l, ok := ev.leakChange(h.c); ok {
+			read(l.change.File, l.line)
+		}
+	}
+	if infraLike(h) || h.c.ErrorType == ErrTimeout || h.c.ErrorType == ErrNetwork || h.c.ErrorType == ErrDependency {
+		if l, ok := ev.configChange(h.c); ok {
+			read(l.change.File, l.line)
+		} else if e.has("source_manifests") {
+			calls = append(calls, ToolCall{Tool: "source_manifests", Args: map[string]any{"service": h.c.Service}})
+		}
 	}
 	return calls
 }
@@ -182,19 +196,25 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	}
 	c := h.c
 	rc := RootCause{Service: c.Service, ErrorType: c.ErrorType, Function: ""}
-	var anchorPath string
-	var anchorLine int
-	var sourceRead bool
-	var window []string
-	var col int
-	// The source receipt for the anchor.
+	// Source windows read in the second round, by path.
+	reads := map[string]Finding{}
+	var frameRead *Finding
 	for _, f := range ev.findings {
 		if f.Kind == KindSourceAnchor {
-			anchorPath, anchorLine, sourceRead = f.File, f.Line, true
-			if w := f.Attrs["window"]; w != "" {
-				window = windowLines(w)
+			reads[f.File] = f
+			if h.anchor != nil && f.Attrs["requested"] == PathHint(*h.anchor) && f.Line == h.anchor.Line {
+				g := f
+				frameRead = &g
 			}
 		}
+	}
+	var anchorPath string
+	var anchorLine int
+	var window []string
+	var col int
+	if frameRead != nil {
+		anchorPath, anchorLine = frameRead.File, frameRead.Line
+		window = windowLines(frameRead.Attrs["window"])
 	}
 	if h.anchor != nil {
 		rc.Function = h.anchor.Function
@@ -202,19 +222,50 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	}
 	bucket := ev.classify(h, anchorPath, anchorLine)
 	var manifest *ManifestField
-	if bucket == BucketInfrastructure {
-		manifest = pickManifestField(ev, h)
+	var cfg, leak changeLine
+	var hasCfg, hasLeak bool
+	switch bucket {
+	case BucketCodeBug:
+		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
+			leak, hasLeak = ev.leakChange(c)
+		}
+	case BucketInfrastructure:
+		cfg, hasCfg = ev.configChange(c)
+		if !hasCfg {
+			manifest = pickManifestField(ev, h)
+		}
+	}
+	sourceRead := false
+	readAt := func(file string, line int) bool {
+		f, ok := reads[file]
+		return ok && abs(f.Line-line) <= 3
 	}
 	switch {
+	case hasLeak:
+		rc.File, rc.Line = leak.change.File, leak.line
+		sourceRead = readAt(rc.File, rc.Line)
+		window = windowLines(reads[rc.File].Attrs["window"])
+		rc.Function = ""
+	case hasCfg:
+		rc.File, rc.Line = cfg.change.File, cfg.line
+		sourceRead = readAt(rc.File, rc.Line)
 	case manifest != nil:
 		rc.File, rc.Line = manifest.File, manifest.Line
-	case anchorPath != "":
+		sourceRead = true
+	case anchorPath != "" && bucket != BucketInfrastructure:
 		rc.File, rc.Line = anchorPath, anchorLine
+		sourceRead = true
 	}
 	rc.Bucket = bucket
 	families := evidenceFamilies(c)
 	change, exact, hasChange := ev.deployed(anchorPath, anchorLine, ev.onset)
-	if hasChange && exact && bucket == BucketCodeBug {
+	switch {
+	case hasLeak:
+		change, exact, hasChange = leak.change, true, true
+	case hasCfg:
+		change, exact, hasChange = cfg.change, true, true
+	}
+	if hasChange && exact && (bucket == BucketCodeBug || hasCfg) {
 		families = append(families, FamilyChanges)
 	}
 	contested := ""
@@ -224,13 +275,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	in := GovernorInput{
 		ErrorTypeKnown: c.ErrorType != ErrUnknown && c.ErrorType != "",
 		FileAnchored:   rc.File != "" && rc.Line > 0,
-		SourceRead:     sourceRead || manifest != nil,
+		SourceRead:     sourceRead,
 		Corroborating:  families,
 		Contested:      contested,
-	}
-	if manifest == nil && bucket == BucketInfrastructure && anchorPath != "" {
-		// A code frame anchors an infrastructure cause only loosely.
-		in.FileAnchored, in.SourceRead = rc.File != "", sourceRead
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)

@@ -46,6 +46,38 @@ func (c *Changes) Tools() []investigate.ToolSpec {
 
 var hunkRE = regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
+// AddedLines returns up to max added lines of a unified diff as
+// "line:text" rows (new-file line numbers), so the engine can point at the
+// exact changed setting or statement.
+func AddedLines(patch string, limit int) string {
+	var out []string
+	newLine := 0
+	for _, l := range strings.Split(patch, "\n") {
+		if m := hunkRE.FindStringSubmatch(l); m != nil {
+			newLine, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if newLine == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "+"):
+			if len(out) < limit {
+				text := strings.TrimPrefix(l, "+")
+				if len(text) > 200 {
+					text = text[:200]
+				}
+				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
+			}
+			newLine++
+		case strings.HasPrefix(l, "-"):
+		default:
+			newLine++
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // Hunks returns the new-file line ranges of a unified diff ("start-end,...").
 func Hunks(patch string) string {
 	var parts []string
@@ -154,7 +186,8 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 				Kind: investigate.KindChangeCorrelation, Family: investigate.FamilyChanges,
 				File: f.GetFilename(), Time: date, LastTime: date, Count: 1,
 				Quote: fmt.Sprintf("%s %s", shortSHA(d.GetSHA()), investigate.Quote(msg, 120)),
-				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "status": f.GetStatus(), "author": cm.GetAuthor().GetName()},
+				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 40),
+					"status": f.GetStatus(), "author": cm.GetAuthor().GetName(), "message": investigate.Quote(msg, 300)},
 			})
 		}
 		if len(d.Files) == 0 {

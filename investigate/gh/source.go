@@ -114,7 +114,7 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 	}
 	f := investigate.Finding{Kind: investigate.KindSourceAnchor, Family: investigate.FamilySource, Service: service,
 		File: p, Line: line, Count: 1, Quote: investigate.Quote(lines[line-1], 200),
-		Attrs: map[string]string{"from": fmt.Sprint(from), "to": fmt.Sprint(to), "window": window.String(), "lines": fmt.Sprint(len(lines))}}
+		Attrs: map[string]string{"from": fmt.Sprint(from), "to": fmt.Sprint(to), "window": window.String(), "lines": fmt.Sprint(len(lines)), "requested": file}}
 	if len(cands) > 1 {
 		f.Attrs["other_candidates"] = strings.Join(cands[1:min(len(cands), 4)], ",")
 	}
