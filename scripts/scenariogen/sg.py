@@ -161,6 +161,17 @@ class Trace:
         return s
 
     def body(self) -> dict:
+        # A synchronous parent always outlives its children: stretch parents
+        # whose computed duration came out shorter (retries, backoff).
+        by = {s["spanID"]: s for s in self.spans}
+        for s in reversed(self.spans):
+            for r in s["references"]:
+                if r["refType"] != "CHILD_OF":
+                    continue
+                p = by[r["spanID"]]
+                end = s["startTime"] + s["duration"]
+                if end > p["startTime"] + p["duration"]:
+                    p["duration"] = end - p["startTime"] + 150
         spans = []
         for s in self.spans:
             spans.append({k: v for k, v in s.items() if not k.startswith("_")})

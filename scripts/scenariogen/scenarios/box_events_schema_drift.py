@@ -167,6 +167,7 @@ def build():
                           "messaging.kafka.message.offset": off, "otel.scope.name": "io.opentelemetry.spring-kafka-2.7"},
                     events=[exc_event(st + 12_500 + lag + 5_000, "org.springframework.kafka.listener.ListenerExecutionFailedException",
                                       "Listener method threw exception", err_txt)] if bad else None)
+        c["references"][0]["refType"] = "FOLLOWS_FROM"
         if bad:
             tr.span(cons, "box.scheduled.DLT publish", st + 12_500 + lag + 5_200, 700, parent=c, kind="producer",
                     tags={"messaging.system": "kafka", "messaging.destination.name": "box.scheduled.DLT", "messaging.operation.type": "publish"})
