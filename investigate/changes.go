@@ -25,24 +25,31 @@ func IsConfigPath(p string) bool {
 	return configExts[strings.ToLower(path.Ext(p))] || IsManifestPath(p) || strings.Contains(strings.ToLower(path.Base(p)), "dockerfile")
 }
 
-// keywordsFor returns what a changed setting behind this kind of failure
-// usually contains.
-func keywordsFor(et ErrorType, sig string) *regexp.Regexp {
+// keywordsFor returns, most telling first, what a changed setting behind
+// this kind of failure usually contains.
+func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
+	res := func(pats ...string) []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(pats))
+		for i, p := range pats {
+			out[i] = regexp.MustCompile(p)
+		}
+		return out
+	}
 	switch {
 	case et == ErrTimeout:
-		return regexp.MustCompile(`(?i)timeout|deadline|read[-_]?timeout|proxy-read|keepalive`)
+		return res(`(?i)timeout|deadline`, `(?i)keepalive|retries|retry`)
 	case et == ErrNetwork:
-		return regexp.MustCompile(`(?i)egress|ingress|policy|port|cidr|host|dns|endpoint|address|url`)
+		return res(`(?i)^\s*-?\s*(egress|ingress):`, `(?i)\bports?:|\bport\b`, `(?i)cidr|ipBlock|namespaceSelector|podSelector`, `(?i)host|endpoint|address|url|dns`, `(?i)policy`)
 	case et == ErrTLS:
-		return regexp.MustCompile(`(?i)issuer|cert|tls|ssl|secret|ca`)
+		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
-		return regexp.MustCompile(`(?i)memory|heap|Xmx|limit`)
+		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
 	case et == ErrResourceExhaustion:
-		return regexp.MustCompile(`(?i)max|pool|conn|limit|size|replica`)
+		return res(`(?i)max|pool|conn`, `(?i)limit|size|replica`)
 	case et == ErrConfig || sig == "bad-credentials":
-		return regexp.MustCompile(`(?i)env|secret|key|name|value|password|user|config|image|tag|port|probe`)
+		return res(`(?i)secretKeyRef|key:|env|secret`, `(?i)name|value|password|user|config|image|tag|port|probe`)
 	case et == ErrDependency:
-		return regexp.MustCompile(`(?i)url|host|endpoint|provider|timeout|retry`)
+		return res(`(?i)url|host|endpoint|provider`, `(?i)timeout|retry`)
 	}
 	return nil
 }
@@ -103,12 +110,14 @@ func (ev *evidence) relatedTo(f Finding, service string) bool {
 func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
 	kw := keywordsFor(c.ErrorType, c.Signature)
 	lines := ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.relatedTo(f, c.Service) })
-	if len(lines) == 0 {
+	if len(lines) == 0 && c.ErrorType != ErrTLS {
 		lines = ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.namespaceWide(f, c) })
 	}
-	for _, l := range lines {
-		if kw != nil && kw.MatchString(l.text) {
-			return l, true
+	for _, re := range kw {
+		for _, l := range lines {
+			if re.MatchString(l.text) {
+				return l, true
+			}
 		}
 	}
 	return changeLine{}, false
@@ -130,21 +139,60 @@ func (ev *evidence) namespaceWide(f Finding, c *candidate) bool {
 	return false
 }
 
+// storeRE: a write into a map/cache or an acquisition: where memory or
+// resources accumulate. Declarations (acquireRE only) rank lower.
+var storeRE = regexp.MustCompile(`\w+\[[^\]]+\]\s*=[^=]|\.put\(|\.Store\(|\bappend\(|\.add\(|\.push\(|getConnection\(|\.open\(|\bOpen\(|\.connect\(|\bacquire\(|\bAcquire\(|BeginTx|\.begin\(|\.setdefault\(`)
+
 var acquireRE = regexp.MustCompile(`getConnection\(|\.open\(|\bOpen\(|\.connect\(|\bacquire\(|\bAcquire\(|new \w*(?:Stream|Reader|Writer|Socket|Client)\(|\bmake\(map\[|\bmap\[[^\]]+\][\w*.]+\{|sync\.Map|[Cc]ache\b|\bmemo|ConcurrentHashMap|\.put\(|\.Store\(|\bappend\(|\bdict\(|\blru|Pool\(|\.Get\(\)|BeginTx|\.begin\(`)
 
 // leakChange finds a recent code change in the service that acquires or
 // accumulates resources (a connection without close, an unbounded cache):
 // the usual origin of memory or pool exhaustion that is not capacity.
 func (ev *evidence) leakChange(c *candidate) (changeLine, bool) {
-	lines := ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) })
+	lines := ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) })
+	var best changeLine
+	bestScore := 0
 	for _, l := range lines {
 		t := strings.TrimSpace(l.text)
-		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") {
+		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "import") {
 			continue
 		}
-		if acquireRE.MatchString(t) {
-			return l, true
+		score := 0
+		switch {
+		case storeRE.MatchString(t) && acquireRE.MatchString(t):
+			score = 3
+		case storeRE.MatchString(t) && !strings.HasPrefix(t, "return"):
+			score = 2
+		case acquireRE.MatchString(t):
+			score = 1
+		}
+		if score > bestScore {
+			best, bestScore = l, score
 		}
 	}
-	return changeLine{}, false
+	return best, bestScore > 0
+}
+
+// relatedCode reports whether a code change belongs to the service: its
+// name in the path, the package the failing frames live in, or — in a
+// repository that names no service at all — any code change.
+func (ev *evidence) relatedCode(f Finding, c *candidate) bool {
+	if ev.relatedTo(f, c.Service) {
+		return true
+	}
+	dir := path.Dir(f.File)
+	for _, s := range c.Support {
+		for _, fr := range s.Frames {
+			h := path.Dir(PathHint(fr))
+			if h != "." && h != "" && (strings.HasSuffix(dir, h) || strings.HasSuffix(h, dir)) {
+				return true
+			}
+		}
+	}
+	for _, k := range ev.known {
+		if ev.relatedTo(f, k) {
+			return false // a monorepo: the change belongs to another service
+		}
+	}
+	return true
 }
