@@ -63,6 +63,12 @@ META = {
     "shipment-eta-invalid-time-value": ("parcel tracking", "Node.js / Express", "tracking-web 500s", "customer-notify commit, carrier-gateway restart"),
     "svc-billing-invalid-currency-tenant": ("SaaS invoicing", "Go", "no", "mailer commit and SMTP WARNs, node-upgrade reschedule"),
     "transcode-worker-nonetype-rotate": ("video transcoding", "Python / Celery", "upload-api gives up", "OOMKilled worker at 09:40, S3 SlowDown WARNs, HPA"),
+    "loyalty-api-efcore-second-operation-flake": ("retail loyalty", ".NET 8 / ASP.NET Core minimal API + EF Core", "mobile-bff 502s",
+                                                  "receipts deploy today, pos-sync WARNs, slow DB looks like the cause"),
+    "webhook-sender-urllib3-openssl-crashloop": ("parcel integrations", "Python / Celery", "CrashLoopBackOff looks like infra, root is a dependency pin",
+                                                 "api-keys commit, label-printing backlog"),
+    "jobs-search-es-flood-stage-read-only": ("job board search", "Java indexer + Elasticsearch (ECK)", "job-indexer alerts, the datastore is the root",
+                                             "indexer deploy at 07:30, search-api GC WARNs; no repo, no changes"),
 }
 
 FILES = ["traces", "logs", "metrics", "k8s", "changes"]

@@ -1,0 +1,1 @@
+ROTATION_DAYS = 90
