@@ -16,6 +16,7 @@ import sys
 
 import yaml
 
+ISO = re.compile(r"\"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\"")
 HEX32 = re.compile(r"(?<![0-9a-f])([0-9a-f]{32})(?![0-9a-f])")
 
 
@@ -84,6 +85,17 @@ def check(d):
                     errs.append(f"metric sample outside window {s['metric'].get('__name__')}")
                     break
                 float(v)
+    if os.path.exists(os.path.join(d, "k8s.json")):
+        raw = open(os.path.join(d, "k8s.json")).read()
+        for m in ISO.findall(raw):
+            if ts(m).timestamp() > now:
+                errs.append(f"k8s timestamp {m} after now")
+                break
+    alert = sc["trigger"].get("alert")
+    if alert:
+        for a in alert["alerts"]:
+            if ts(a["startsAt"]).timestamp() > now:
+                errs.append(f"alert {a['labels'].get('alertname')} starts after now")
     if os.path.exists(os.path.join(d, "changes.json")):
         cs = json.load(open(os.path.join(d, "changes.json")))
         times = [ts(c["commit"]["author"]["date"]) for c in cs]

@@ -123,6 +123,8 @@ def build():
         while t < sc.at("15:02"):
             kills[p].append(t)
             t += dt.timedelta(minutes=sc.rng.randint(14, 26))
+    if kills[qe.pods[0]][-1] < sc.at("15:00"):
+        kills[qe.pods[0]].append(sc.at("15:06:40"))
     lab = lambda s, pod, lvl: {"service_name": s, "namespace": ns, "pod": pod, "level": lvl}
     for p in qe.pods:
         starts = [rollout + dt.timedelta(seconds=sc.rng.randint(0, 60))] + [k + dt.timedelta(seconds=sc.rng.randint(12, 40)) for k in kills[p]]
@@ -217,7 +219,7 @@ def build():
                     "job": "kube-state-metrics", "reason": "CrashLoopBackOff", "severity": "warning"},
                {"summary": "Pod is crash looping.", "description": f'Pod {ns}/{qe.pods[0]} (quote-engine) is in waiting state (reason: "CrashLoopBackOff").',
                 "runbook_url": "https://runbooks.prometheus-operator.dev/runbooks/kubernetes/kubepodcrashlooping"},
-               sc.at("14:58:30"), 'max_over_time(kube_pod_container_status_waiting_reason{job="kube-state-metrics",reason="CrashLoopBackOff"}[5m]) >= 1')
+               sc.at("15:07:30"), 'max_over_time(kube_pod_container_status_waiting_reason{job="kube-state-metrics",reason="CrashLoopBackOff"}[5m]) >= 1')
     a2 = alert(sc, {"alertname": "KubeContainerOOMKilled", "container": "quote-engine", "namespace": ns, "pod": qe.pods[1],
                     "job": "kube-state-metrics", "severity": "warning"},
                {"summary": "Container was OOM killed.", "description": f"Container quote-engine in pod {ns}/{qe.pods[1]} has been OOMKilled {len(kills[qe.pods[1]])} times in the last 2 hours."},
