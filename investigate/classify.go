@@ -1,5 +1,7 @@
 package investigate
 
+import "strings"
+
 // classify puts the hypothesis into one of the four buckets. The rules are
 // the product's hard rules: what is proposed follows from the bucket (only
 // code bugs get code patches, only infrastructure gets manifest edits).
@@ -31,6 +33,13 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketBadData
 	case ErrNullPointer, ErrRuntime:
+		// Failures that follow a few specific records while the failing code
+		// did not change: the data is wrong, not the code.
+		if _, vals := c.recurringRecords(); len(vals) > 0 {
+			if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); !(ok && exact) {
+				return BucketBadData
+			}
+		}
 		if c.infra > 0 && !c.hasAppFrame {
 			return BucketInfrastructure
 		}
@@ -59,4 +68,25 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		return BucketCodeBug
 	}
 	return BucketUnknown
+}
+
+// recurringRecords returns the records most of the candidate's failures
+// carry, when failures follow a few specific records.
+func (c *candidate) recurringRecords() (string, []string) {
+	for _, f := range c.Support {
+		rec := f.Attrs["records"]
+		if rec == "" || f.Count < 4 {
+			continue
+		}
+		i := strings.IndexByte(rec, '=')
+		if i < 0 {
+			continue
+		}
+		var vals []string
+		for _, p := range strings.Split(rec[i+1:], ",") {
+			vals = append(vals, strings.SplitN(p, ":", 2)[0])
+		}
+		return rec[:i], vals
+	}
+	return "", nil
 }

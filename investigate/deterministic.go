@@ -278,6 +278,8 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		SourceRead:     sourceRead,
 		Corroborating:  families,
 		Contested:      contested,
+		Failures:       c.failures(),
+		HeuristicLine:  (hasCfg && !namedBy(c, cfg.text)) || (manifest != nil && !manifestExact(c, manifest)),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
@@ -624,4 +626,50 @@ func affectedRecords(c *candidate) []string {
 		order = order[:10]
 	}
 	return order
+}
+
+// failures counts the failing requests, lines and events behind a candidate.
+func (c *candidate) failures() int {
+	n := c.traceOrigins + c.traceCallee + c.logCause + c.logPropagated + c.infra
+	for _, f := range c.Support {
+		if f.Family == FamilyK8s || f.Family == FamilyMetrics {
+			n += max(f.Count, 1)
+		}
+	}
+	return n
+}
+
+var tokenRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]{3,}`)
+
+// namedBy reports whether the evidence names something on the chosen line
+// (a setting key, an env var, a host, a port).
+func namedBy(c *candidate, line string) bool {
+	text := strings.ToLower(joinQuotes(c.Support))
+	for _, tok := range tokenRE.FindAllString(line, -1) {
+		t := strings.ToLower(strings.Trim(tok, ".-"))
+		if len(t) >= 5 && !commonYAMLWord[t] && strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
+}
+
+var commonYAMLWord = map[string]bool{"value": true, "name": true, "image": true, "limits": true, "requests": true, "memory": true,
+	"spec": true, "metadata": true, "labels": true, "containers": true, "true": true, "false": true, "error": true, "service": true}
+
+// manifestExact: the field follows from the failure itself (an OOM kill is
+// about the memory limit; an image pull about the image; a probe about the
+// probe port) or the evidence names it (an env var or Secret key).
+func manifestExact(c *candidate, m *ManifestField) bool {
+	switch {
+	case c.ErrorType == ErrOOM && (m.Kind == FieldMemoryLimit):
+		return true
+	case c.Signature == "k8s-imagepull" && (m.Kind == FieldImage || m.Kind == FieldImageTag):
+		return true
+	case c.Signature == "k8s-probe" && (m.Kind == FieldReadinessPort || m.Kind == FieldLivenessPort):
+		return true
+	case m.Name != "" && mentions(strings.ToLower(joinQuotes(c.Support)), m.Name):
+		return true
+	}
+	return false
 }

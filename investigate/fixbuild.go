@@ -16,15 +16,24 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 	case BucketInfrastructure:
 		return infraFix(ev, h, rc, m)
 	case BucketBadData:
-		ids := affectedRecords(c)
+		key, ids := c.recurringRecords()
+		if len(ids) == 0 {
+			ids = affectedRecords(c)
+		}
 		fix := Fix{AffectedRecords: ids}
+		if key != "" {
+			fix.Steps = append(fix.Steps, fmt.Sprintf("The failures follow %s %s: inspect those records first", key, strings.Join(ids, ", ")))
+		}
 		where := c.Service
 		if rc.File != "" {
 			where = fmt.Sprintf("%s (%s:%d)", c.Service, rc.File, rc.Line)
 		}
 		fix.Summary = fmt.Sprintf("Bad input data is failing requests in %s. Quarantine or repair the offending records, then make the consumer reject invalid records with a clear error instead of failing.", c.Service)
 		fix.Remediation = fmt.Sprintf("1. Identify and repair (or skip/dead-letter) the records that fail validation%s. 2. Add input validation at %s so one bad record cannot fail the whole request or batch. 3. Tell the data owner/producer which records were rejected.", idsNote(ids), where)
-		fix.Steps = []string{"Repair or quarantine the affected records", "Validate the input where it is parsed and reject bad records individually", "Alert the producer of the data"}
+		fix.Steps = append(fix.Steps, "Repair (data fix) or quarantine the affected records", "Validate the input where it is read (e.g. a NOT NULL constraint or an explicit check) and reject bad records individually", "Tell the owner of the data which records were rejected")
+		if q := bestQuote(c); q != "" {
+			fix.Remediation += fmt.Sprintf(" The failing check: %q.", Quote(q, 160))
+		}
 		return fix
 	case BucketFlake:
 		n := 0

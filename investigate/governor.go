@@ -22,7 +22,16 @@ type GovernorInput struct {
 	// Contested names a competing explanation that the evidence does not
 	// rule out (empty when the leader is clear).
 	Contested string
+	// Failures is how many failing requests/lines/events the root cause
+	// accounts for; a handful cannot rule out a one-off.
+	Failures int
+	// HeuristicLine: the line was chosen by the kind of setting (a changed
+	// config line, a manifest field), not named by the evidence itself.
+	HeuristicLine bool
 }
+
+// minFailuresForHigh: below this, one odd request could explain everything.
+const minFailuresForHigh = 3
 
 // Governor bands. DESIGN.md:
 //   - HIGH: error type known, file anchored, source read, and either a
@@ -62,6 +71,14 @@ func Govern(claimed Band, in GovernorInput) (Band, string) {
 	if earned == BandHigh && in.Contested != "" {
 		earned = BandMedium
 		missingHigh = append(missingHigh, "evidence ruling out "+in.Contested)
+	}
+	if earned == BandHigh && in.Failures > 0 && in.Failures < minFailuresForHigh {
+		earned = BandMedium
+		missingHigh = append(missingHigh, fmt.Sprintf("more than %d observed failures (a one-off is not ruled out)", in.Failures))
+	}
+	if earned == BandHigh && in.HeuristicLine {
+		earned = BandMedium
+		missingHigh = append(missingHigh, "evidence naming the exact setting (the line was chosen by the kind of failure)")
 	}
 	granted := claimed
 	if claimed.Rank() > earned.Rank() {

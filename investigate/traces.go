@@ -241,6 +241,7 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 	an := TraceAnalysis{Calls: map[string]map[string]int{}, ErrorSpans: map[string]int{}}
 	type groupKey struct{ service, sig, file string }
 	groups := map[groupKey]*Finding{}
+	records := map[groupKey]*Records{}
 	traceSeen := map[groupKey]map[string]bool{}
 	var order []groupKey
 
@@ -304,9 +305,11 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 				g = &fc
 				g.Count = 0
 				groups[k] = g
+				records[k] = &Records{}
 				traceSeen[k] = map[string]bool{}
 				order = append(order, k)
 			}
+			records[k].Add(spanRecordText(s))
 			if !traceSeen[k][tid] {
 				traceSeen[k][tid] = true
 				g.Count++
@@ -323,7 +326,11 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 		}
 	}
 	for _, k := range order {
-		an.Findings = append(an.Findings, *groups[k])
+		g := *groups[k]
+		if rec := records[k].Attr(); rec != "" {
+			g.Attrs["records"] = rec
+		}
+		an.Findings = append(an.Findings, g)
 	}
 	sort.SliceStable(an.Findings, func(i, j int) bool { return an.Findings[i].Count > an.Findings[j].Count })
 	return an
@@ -408,4 +415,23 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// spanRecordText renders a failing span's application attributes and
+// exception message for record counting.
+func spanRecordText(s *Span) string {
+	var b strings.Builder
+	for k, v := range s.Attrs {
+		switch {
+		case strings.HasPrefix(k, "otel."), strings.HasPrefix(k, "http."), strings.HasPrefix(k, "net."), strings.HasPrefix(k, "rpc."),
+			strings.HasPrefix(k, "span."), strings.HasPrefix(k, "server."), strings.HasPrefix(k, "url."), k == "error", strings.HasPrefix(k, "code."):
+			continue
+		}
+		b.WriteString(k + "=" + v + " ")
+	}
+	_, msg, _, _ := s.exception()
+	b.WriteString(msg)
+	b.WriteString(" ")
+	b.WriteString(s.StatusMessage)
+	return b.String()
 }

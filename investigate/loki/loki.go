@@ -289,6 +289,7 @@ func PodWorkload(pod string) string { return podSuffixRE.ReplaceAllString(pod, "
 type pattern struct {
 	f       investigate.Finding
 	samples []string
+	records investigate.Records
 }
 
 func (c *Capability) result(query string, streams []stream, limit int) *investigate.ToolResult {
@@ -349,6 +350,7 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 			if len(g.samples) < 2 {
 				g.samples = append(g.samples, investigate.Quote(v[1], 300))
 			}
+			g.records.Add(v[1])
 		}
 	}
 	var findings []investigate.Finding
@@ -362,6 +364,9 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 	sort.SliceStable(order, func(i, j int) bool { return groups[order[i]].f.Count > groups[order[j]].f.Count })
 	for _, k := range order {
 		g := groups[k]
+		if rec := g.records.Attr(); rec != "" {
+			g.f.Attrs["records"] = rec
+		}
 		findings = append(findings, g.f)
 		if len(views) < 25 {
 			views = append(views, view{Service: g.f.Service, Signature: g.f.Signature, ErrorType: string(g.f.ErrorType), Quote: g.f.Quote,

@@ -1,0 +1,130 @@
+package investigate
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Records counts the identifier-like values failing lines carry (sku=..,
+// tenant 4471, "order_id":"..."), to tell failures that follow specific
+// records (bad data) from failures that hit every request. Bounded: at most
+// maxRecordKeys keys and maxRecordValues values per key are tracked.
+type Records struct {
+	lines  int
+	counts map[string]map[string]int
+}
+
+const (
+	maxRecordKeys   = 40
+	maxRecordValues = 60
+)
+
+var (
+	kvPairRE    = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
+	wordIDRE    = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|listing|device)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
+	idKeyRE     = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|batch|file|row|offset|shipment|subscription|store|listing|device|message)([_.-]|$)|Id$|ID$`)
+	notIDKeys   = map[string]bool{"level": true, "lvl": true, "status": true, "method": true, "path": true, "url": true, "route": true, "trace_id": true, "traceid": true, "span_id": true, "spanid": true, "trace_flags": true, "pid": true, "thread": true, "host": true, "hostname": true, "pod": true, "service": true, "logger": true, "time": true, "timestamp": true, "ts": true, "msg": true, "message": true, "caller": true, "env": true, "version": true, "code": false}
+	tsLikeRE    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}`)
+	hasDigitRE  = regexp.MustCompile(`\d`)
+	uniqueishRE = regexp.MustCompile(`^[0-9a-f]{16,}$`)
+)
+
+// Add records one failing line.
+func (r *Records) Add(text string) {
+	if r.counts == nil {
+		r.counts = map[string]map[string]int{}
+	}
+	r.lines++
+	seen := map[string]bool{}
+	add := func(k, v string) {
+		k = strings.ToLower(k)
+		if notIDKeys[k] || !idKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) {
+			return
+		}
+		if seen[k+"="+v] {
+			return
+		}
+		seen[k+"="+v] = true
+		m := r.counts[k]
+		if m == nil {
+			if len(r.counts) >= maxRecordKeys {
+				return
+			}
+			m = map[string]int{}
+			r.counts[k] = m
+		}
+		if _, ok := m[v]; !ok && len(m) >= maxRecordValues {
+			m["…"]++
+			return
+		}
+		m[v]++
+	}
+	for _, m := range kvPairRE.FindAllStringSubmatch(text, 20) {
+		add(m[1], m[2])
+	}
+	for _, m := range wordIDRE.FindAllStringSubmatch(text, 10) {
+		if hasDigitRE.MatchString(m[2]) {
+			add(m[1], m[2])
+		}
+	}
+}
+
+// Recurring returns the values of the key that concentrates failures on a
+// few records: seen in most failing lines, with few distinct values each
+// repeating. Empty when failures do not follow specific records.
+func (r *Records) Recurring() (key string, values []string) {
+	if r == nil || r.lines < 4 {
+		return "", nil
+	}
+	bestShare := 0.0
+	for k, m := range r.counts {
+		total, distinct := 0, 0
+		for v, n := range m {
+			if v == "…" {
+				distinct += n
+				total += n
+				continue
+			}
+			total += n
+			distinct++
+		}
+		if total < r.lines/2 || total < 4 {
+			continue // the key is not on most failing lines
+		}
+		if distinct > 5 || float64(distinct) > float64(total)/3 {
+			continue // values vary from failure to failure: not specific records
+		}
+		share := float64(total) / float64(r.lines)
+		if share > bestShare {
+			bestShare, key = share, k
+		}
+	}
+	if key == "" {
+		return "", nil
+	}
+	m := r.counts[key]
+	for v := range m {
+		if v != "…" {
+			values = append(values, v)
+		}
+	}
+	sort.Slice(values, func(i, j int) bool {
+		return m[values[i]] > m[values[j]] || (m[values[i]] == m[values[j]] && values[i] < values[j])
+	})
+	return key, values
+}
+
+// Attr renders the recurring records for a finding attribute ("" when none).
+func (r *Records) Attr() string {
+	k, vs := r.Recurring()
+	if k == "" {
+		return ""
+	}
+	parts := make([]string, 0, len(vs))
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("%s:%d", v, r.counts[k][v]))
+	}
+	return k + "=" + strings.Join(parts, ",")
+}
