@@ -1,6 +1,10 @@
 package investigate
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // classify puts the hypothesis into one of the four buckets. The rules are
 // the product's hard rules: what is proposed follows from the bucket (only
@@ -43,7 +47,7 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if c.infra > 0 && !c.hasAppFrame {
 			return BucketInfrastructure
 		}
-		if ev.intermittent(c) && c.infra == 0 {
+		if (ev.intermittent(c) || ev.saysIntermittent()) && c.infra == 0 {
 			if _, _, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); !ok && !c.hasAppFrame {
 				return BucketFlake
 			}
@@ -53,7 +57,10 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if c.infra > 0 {
 			return BucketInfrastructure
 		}
-		if ev.intermittent(c) {
+		if _, cfg := ev.configChange(c); cfg {
+			return BucketInfrastructure
+		}
+		if ev.intermittent(c) || (ev.saysIntermittent() && !ev.sustained(c)) {
 			return BucketFlake
 		}
 		return BucketInfrastructure
@@ -89,4 +96,19 @@ func (c *candidate) recurringRecords() (string, []string) {
 		return rec[:i], vals
 	}
 	return "", nil
+}
+
+var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss)\b`)
+
+// saysIntermittent: the reporter describes rare, self-healing failures.
+func (ev *evidence) saysIntermittent() bool { return intermittentWordsRE.MatchString(ev.issue.Text) }
+
+// sustained: the failure rate is high (a real outage, not a flake).
+func (ev *evidence) sustained(c *candidate) bool {
+	if r, ok := ev.rate[c.Service]; ok {
+		var after float64
+		fmt.Sscan(r.Attrs["ratio_after"], &after)
+		return after >= 0.2
+	}
+	return false
 }

@@ -257,6 +257,13 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		sourceRead = true
 	}
 	rc.Bucket = bucket
+	if bucket == BucketFlake && c.traceOrigins == 0 && c.logCause == 0 && c.traceCallee > 0 {
+		// A flaky callee is felt by its callers: report where the flake is
+		// observed and tolerated.
+		if caller := dominantCaller(c); caller != "" {
+			rc.Service = caller
+		}
+	}
 	families := evidenceFamilies(c)
 	change, exact, hasChange := ev.deployed(anchorPath, anchorLine, ev.onset)
 	switch {
@@ -672,4 +679,20 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		return true
 	}
 	return false
+}
+
+func dominantCaller(c *candidate) string {
+	count := map[string]int{}
+	for _, f := range c.Support {
+		if f.Attrs["blame"] == "callee" && f.Peer != "" {
+			count[f.Peer] += max(f.Count, 1)
+		}
+	}
+	best, n := "", 0
+	for k, v := range count {
+		if v > n || (v == n && k < best) {
+			best, n = k, v
+		}
+	}
+	return best
 }

@@ -100,7 +100,9 @@ var Catalogue = []Signature{
 
 	// TLS and network
 	sig("tls-cert", "any", `x509: certificate (?:has expired|is not valid|signed by unknown authority|is valid for)|certificate has expired|CERT_HAS_EXPIRED|certificate verify failed|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|SSL routines|tls: (?:handshake failure|bad certificate|failed to verify)|ERR_TLS_CERT|The SSL connection could not be established|remote certificate is invalid|NotTimeValid|RemoteCertificateChainErrors|certificate chain|Authentication\.AuthenticationException`, ErrTLS, BucketInfrastructure, RoleCause, true, 92, "TLS certificate / handshake failure"),
-	sig("dns", "any", `no such host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bENOTFOUND\b|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|NXDOMAIN|server misbehaving|could not resolve host`, ErrNetwork, BucketInfrastructure, RoleCause, true, 78, "DNS resolution failure"),
+	sig("es-flood-stage", "any", `flood[- ]stage watermark|read_only_allow_delete|disk usage exceeded|cluster_block_exception|index read-only`, ErrResourceExhaustion, BucketInfrastructure, RolePropagated, true, 90, "storage full: the cluster blocks writes"),
+	sig("import-error", "any", `ImportError|ModuleNotFoundError|Cannot find module|ERR_MODULE_NOT_FOUND|NoClassDefFoundError|ClassNotFoundException|NoSuchMethodError|undefined symbol|only supports OpenSSL|requires (?:Python|OpenSSL|glibc|node) [\d.]+|GLIBC_[\d.]+' not found|Could not load file or assembly|incompatible with|version mismatch`, ErrDependency, BucketCodeBug, RoleCause, false, 84, "a dependency cannot be loaded"),
+	sig("dns", "any", `dial tcp: lookup \S+|lookup \S+ on \S+:53|no such host|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\bENOTFOUND\b|\bEAI_AGAIN\b|Temporary failure in name resolution|Name or service not known|NXDOMAIN|server misbehaving|could not resolve host`, ErrNetwork, BucketInfrastructure, RoleCause, true, 78, "DNS resolution failure"),
 	sig("connect-timeout", "any", `connect ETIMEDOUT|connect timed out|ConnectTimeoutException|dial tcp [^ ]+: i/o timeout|dial tcp [^ ]+: connect: connection timed out|Connection timed out|timeout while connecting|connection attempt timed out`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 66, "cannot connect (connection timed out)"),
 	sig("conn-refused", "any", `(?i)connection refused|ECONNREFUSED|actively refused`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 60, "connection refused by the callee"),
 	sig("conn-reset", "any", `ECONNRESET|connection reset by peer|broken pipe|EPIPE|socket hang up|unexpected EOF`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 50, "connection reset"),
@@ -130,7 +132,7 @@ var Catalogue = []Signature{
 var blameCallee = map[string]bool{
 	"conn-refused": true, "conn-reset": true, "grpc-unavailable": true, "timeout-generic": true, "go-deadline": true,
 	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
-	"server-connlimit": true, "connect-timeout": true,
+	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true,
 }
 
 // BlamesCallee reports whether this error, seen on a call, points at the callee.

@@ -216,12 +216,45 @@ func externalPeer(s *Span) string {
 		if host == "" || ipRE.MatchString(host) || host == "localhost" {
 			continue
 		}
-		if k == "peer.service" {
-			return host
+		if k != "peer.service" {
+			if isExternalHost(host) {
+				return "external:" + host
+			}
+			host = strings.SplitN(host, ".", 2)[0]
 		}
-		return strings.SplitN(host, ".", 2)[0]
+		return trimServiceSuffix(host)
 	}
 	return ""
+}
+
+// isExternalHost: a public DNS name (a third-party API), not a cluster
+// service (cart, cart.shop, cart.shop.svc.cluster.local, db.internal).
+func isExternalHost(host string) bool {
+	labels := strings.Split(strings.ToLower(host), ".")
+	if len(labels) < 3 {
+		return false
+	}
+	switch labels[len(labels)-1] {
+	case "local", "internal", "svc", "cluster", "lan", "corp", "home", "intra", "private":
+		return false
+	}
+	for _, l := range labels {
+		if l == "svc" || l == "cluster" || l == "internal" {
+			return false
+		}
+	}
+	return true
+}
+
+// trimServiceSuffix drops endpoint suffixes operators add to service
+// names: jobs-es-http -> jobs-es, orders-db-rw -> orders-db.
+func trimServiceSuffix(s string) string {
+	for _, suf := range []string{"-http", "-https", "-headless", "-svc", "-service", "-rw", "-ro", "-primary", "-master", "-client", "-internal", "-lb"} {
+		if strings.HasSuffix(s, suf) && len(s) > len(suf)+1 {
+			return strings.TrimSuffix(s, suf)
+		}
+	}
+	return s
 }
 
 // AnalyzeTraces finds, in each failing trace, the span where the failure
@@ -386,6 +419,15 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 			callee = externalPeer(s)
 		}
 		blame := sig.BlamesCallee() || (isCall && (sig == nil || sig.Role != RoleCause || f.File == ""))
+		if strings.HasPrefix(callee, "external:") {
+			// A third-party API failing is our service's dependency problem:
+			// the fix (failover, fallback, timeouts) is on our side.
+			f.Attrs["dependency"] = strings.TrimPrefix(callee, "external:")
+			if f.ErrorType == ErrTimeout || f.ErrorType == ErrNetwork || f.ErrorType == ErrUnknown || f.ErrorType == "" {
+				f.ErrorType = ErrDependency
+			}
+			callee = ""
+		}
 		if callee != "" && callee != s.Service && blame {
 			f.Peer = s.Service
 			f.Service = callee

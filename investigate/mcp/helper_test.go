@@ -208,7 +208,8 @@ func (h *httpServer) start(addr string) {
 	mcpSrv, rec := newTestServer(nil)
 	var opts []server.StreamableHTTPOption
 	if h.legacy {
-		opts = append(opts, server.WithStreamableHTTPProtocolVersions(mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618, mcpgo.ProtocolVersion20250326))
+		opts = append(opts, server.WithStateful(true),
+			server.WithStreamableHTTPProtocolVersions(mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618, mcpgo.ProtocolVersion20250326))
 	}
 	var handler http.Handler = server.NewStreamableHTTPServer(mcpSrv, opts...)
 	if h.wrap != nil {

@@ -1,0 +1,453 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
+)
+
+// cleaner is the one redaction path applied to everything that reaches a
+// prompt, a recording or a result: the shared redactor (registered secrets
+// and credential shapes), then personal data (emails, card numbers and,
+// where configured, IP addresses).
+type cleaner struct {
+	secrets *redact.Redactor
+	pii     *redact.Redactor
+}
+
+func newCleaner(secrets *redact.Redactor, ips bool) *cleaner {
+	if secrets == nil {
+		secrets = redact.Default
+	}
+	return &cleaner{secrets: secrets, pii: redact.New(redact.Options{Emails: true, Cards: true, IPs: ips})}
+}
+
+func (c *cleaner) text(s string) string { return c.pii.String(c.secrets.String(s)) }
+
+func (c *cleaner) value(v any) any { return c.pii.Value(c.secrets.Value(v)) }
+
+// rawJSON redacts a JSON document structurally; a body that is not JSON is
+// recorded as a redacted string.
+func (c *cleaner) rawJSON(b []byte) json.RawMessage {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if out, err := marshal(c.value(v)); err == nil {
+			return out
+		}
+	}
+	out, _ := json.Marshal(c.text(string(b)))
+	return out
+}
+
+// marshal encodes without HTML escaping (compact prompts) and without the
+// trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// toGeneric turns any JSON-encodable value into maps, slices and scalars.
+func toGeneric(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("(unencodable %T)", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil
+	}
+	return out
+}
+
+var (
+	errorLineRE = regexp.MustCompile(`(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|oom|killed|denied|invalid|traceback|undefined|null|nil pointer|unavailable|crash|backoff|evict|expired)`)
+	frameLineRE = regexp.MustCompile(`(^\s+at\s|\.(go|java|py|js|ts|rb|cs|kt|scala|rs|php):\d+|File ".*", line \d+|goroutine \d+)`)
+	markerRE    = regexp.MustCompile(`^>\s*\d+\s`)
+)
+
+// lineScore ranks a line: the marked source line, error lines, stack frames.
+func lineScore(l string) int {
+	switch {
+	case markerRE.MatchString(l):
+		return 10
+	case errorLineRE.MatchString(l):
+		return 3
+	case frameLineRE.MatchString(l):
+		return 2
+	}
+	return 0
+}
+
+// relevantLines keeps the most telling lines of a multi-line text within
+// limit characters: a marked source line and its neighbours, error lines,
+// stack frames, then the rest in order. Omitted runs are marked.
+func relevantLines(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	marker := -1
+	for i, l := range lines {
+		if markerRE.MatchString(l) {
+			marker = i
+			break
+		}
+	}
+	score := make([]int, len(lines))
+	for i, l := range lines {
+		score[i] = lineScore(l)
+		if marker >= 0 && i != marker {
+			d := i - marker
+			if d < 0 {
+				d = -d
+			}
+			score[i] += max(0, 6-d/2) // a source window stays centred on its line
+		}
+	}
+	order := make([]int, len(lines))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+	keep := make([]bool, len(lines))
+	used := 0
+	for _, i := range order {
+		l := truncate(lines[i], max(limit/3, 80))
+		if used+len(l)+1 > limit-40 {
+			continue
+		}
+		lines[i] = l
+		keep[i] = true
+		used += len(l) + 1
+	}
+	var b strings.Builder
+	skipped := 0
+	for i, l := range lines {
+		if !keep[i] {
+			skipped++
+			continue
+		}
+		if skipped > 0 {
+			fmt.Fprintf(&b, "… %d lines omitted\n", skipped)
+			skipped = 0
+		}
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "… %d lines omitted\n", skipped)
+	}
+	return b.String()
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-1, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// compactValue shrinks a generic JSON value: long strings keep their most
+// relevant lines, long arrays keep their most relevant items, deep objects
+// are elided.
+func compactValue(v any, depth int) any {
+	switch t := v.(type) {
+	case string:
+		if strings.Contains(t, "\n") {
+			return relevantLines(t, 800)
+		}
+		return truncate(t, 300)
+	case []any:
+		const maxItems = 12
+		items := make([]any, len(t))
+		for i, x := range t {
+			items[i] = compactValue(x, depth+1)
+		}
+		if len(items) <= maxItems {
+			return items
+		}
+		idx := make([]int, len(items))
+		scores := make([]int, len(items))
+		for i, x := range items {
+			idx[i] = i
+			b, _ := json.Marshal(x)
+			scores[i] = lineScore(string(b))
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+		keep := idx[:maxItems]
+		sort.Ints(keep)
+		out := make([]any, 0, maxItems+1)
+		for _, i := range keep {
+			out = append(out, items[i])
+		}
+		return append(out, fmt.Sprintf("… %d more items", len(items)-maxItems))
+	case map[string]any:
+		if depth > 4 {
+			return "{…}"
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = compactValue(x, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+// findingView is what the model sees of a finding.
+type findingView struct {
+	ID        string            `json:"id"`
+	Kind      string            `json:"kind"`
+	Service   string            `json:"service,omitempty"`
+	File      string            `json:"file,omitempty"`
+	Line      int               `json:"line,omitempty"`
+	Function  string            `json:"function,omitempty"`
+	ErrorType string            `json:"error_type,omitempty"`
+	Exception string            `json:"exception,omitempty"`
+	Signature string            `json:"signature,omitempty"`
+	Count     int               `json:"count,omitempty"`
+	First     string            `json:"first,omitempty"`
+	Last      string            `json:"last,omitempty"`
+	Quote     string            `json:"quote,omitempty"`
+	Frames    []string          `json:"frames,omitempty"`
+	Peer      string            `json:"peer,omitempty"`
+	Attrs     map[string]string `json:"attrs,omitempty"`
+	Window    string            `json:"window,omitempty"`
+}
+
+// callView is what the model sees of one tool call.
+type callView struct {
+	Call      string         `json:"call"`
+	Tool      string         `json:"tool"`
+	Args      map[string]any `json:"args,omitempty"`
+	OK        bool           `json:"ok"`
+	ErrorKind string         `json:"error_kind,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	Summary   string         `json:"summary,omitempty"`
+	Findings  []findingView  `json:"findings,omitempty"`
+	CallEdges []string       `json:"call_edges,omitempty"`
+	Omitted   int            `json:"omitted_findings,omitempty"`
+	Data      any            `json:"data,omitempty"`
+	Note      string         `json:"note,omitempty"`
+}
+
+func findingID(seq, i int) string { return fmt.Sprintf("F%d.%d", seq, i+1) }
+
+// findingRank orders findings by how much they say about a root cause.
+func findingRank(f investigate.Finding) int {
+	known := f.ErrorType != "" && f.ErrorType != investigate.ErrUnknown
+	switch f.Kind {
+	case investigate.KindSourceAnchor:
+		return 100
+	case investigate.KindException:
+		return 90
+	case investigate.KindK8sEvent:
+		return 75
+	case investigate.KindErrorSpan:
+		return 70
+	case investigate.KindMetricAnomaly:
+		if f.Signature != "" && f.Signature != "error-rate" {
+			return 68
+		}
+		if known {
+			return 50
+		}
+		return 40
+	case investigate.KindLogPattern:
+		if known {
+			return 65
+		}
+		return 30
+	case investigate.KindManifest:
+		return 60
+	case investigate.KindChangeCorrelation:
+		return 45
+	}
+	return 20
+}
+
+func shortTime(t time.Time) string {
+	if t.IsZero() || t.Year() < 1971 {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func viewFinding(seq, i int, f investigate.Finding) findingView {
+	v := findingView{ID: findingID(seq, i), Kind: string(f.Kind), Service: f.Service, File: f.File, Line: f.Line,
+		Function: truncate(f.Function, 160), ErrorType: string(f.ErrorType), Exception: truncate(f.Exception, 120),
+		Signature: f.Signature, Count: f.Count, First: shortTime(f.Time), Last: shortTime(f.LastTime),
+		Quote: truncate(f.Quote, 400), Peer: f.Peer}
+	if v.Count == 1 {
+		v.Count = 0
+	}
+	if v.Last == v.First {
+		v.Last = ""
+	}
+	for j, fr := range f.Frames {
+		if j == 6 {
+			v.Frames = append(v.Frames, fmt.Sprintf("… %d more frames", len(f.Frames)-j))
+			break
+		}
+		s := fr.File
+		if fr.Line > 0 {
+			s += fmt.Sprintf(":%d", fr.Line)
+		}
+		if fr.Function != "" {
+			s += " " + truncate(fr.Function, 120)
+		}
+		v.Frames = append(v.Frames, s)
+	}
+	for k, val := range f.Attrs {
+		switch k {
+		case "window":
+			v.Window = relevantLines(val, 1600)
+			continue
+		case "from", "to", "lines":
+			if f.Kind == investigate.KindSourceAnchor {
+				continue
+			}
+		}
+		if v.Attrs == nil {
+			v.Attrs = map[string]string{}
+		}
+		v.Attrs[k] = truncate(val, 200)
+	}
+	return v
+}
+
+// compactArgs keeps the arguments readable: long lists are cut.
+func compactArgs(args map[string]any) map[string]any {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		switch t := v.(type) {
+		case []any:
+			if len(t) > 6 {
+				v = append(append([]any(nil), t[:6]...), fmt.Sprintf("… %d more", len(t)-6))
+			}
+		case []string:
+			xs := make([]any, 0, 7)
+			for i, s := range t {
+				if i == 6 {
+					xs = append(xs, fmt.Sprintf("… %d more", len(t)-6))
+					break
+				}
+				xs = append(xs, s)
+			}
+			v = xs
+		case string:
+			v = truncate(t, 300)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// renderReceipt renders one receipt (and the tool's structured data, when
+// captured) as redacted JSON within budget characters. Findings are kept in
+// order of relevance; call edges are folded into one line each.
+func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) string {
+	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, Args: compactArgs(r.Args), OK: r.OK,
+		ErrorKind: string(r.ErrorKind), Error: truncate(r.Error, 400), Summary: truncate(r.Summary, 400)}
+	type ranked struct {
+		idx int
+		f   investigate.Finding
+	}
+	var fs []ranked
+	for i, f := range r.Findings {
+		if f.Kind == investigate.KindCallEdge {
+			if len(v.CallEdges) < 12 {
+				v.CallEdges = append(v.CallEdges, fmt.Sprintf("%s -> %s ×%d", f.Peer, f.Service, f.Count))
+			}
+			continue
+		}
+		fs = append(fs, ranked{i, f})
+	}
+	sort.SliceStable(fs, func(a, b int) bool {
+		ra, rb := findingRank(fs[a].f), findingRank(fs[b].f)
+		if ra != rb {
+			return ra > rb
+		}
+		return fs[a].f.Count > fs[b].f.Count
+	})
+	size := func(x any) int {
+		b, _ := marshal(c.value(toGeneric(x)))
+		return len(b)
+	}
+	used := size(v)
+	for _, rf := range fs {
+		fv := viewFinding(r.Seq, rf.idx, rf.f)
+		n := size(fv) + 1
+		if used+n > budget {
+			v.Omitted++
+			continue
+		}
+		v.Findings = append(v.Findings, fv)
+		used += n
+	}
+	if v.Omitted > 0 {
+		v.Note = "findings of lower relevance were omitted to fit the budget"
+	}
+	if data != nil && budget-used > 300 {
+		d := compactValue(toGeneric(data), 0)
+		if n := size(d); used+n+10 <= budget {
+			v.Data = d
+		} else if s, err := marshal(d); err == nil {
+			// Too big as structure: keep its most relevant lines as text.
+			pretty := strings.ReplaceAll(string(s), `","`, "\",\n\"")
+			v.Data = relevantLines(pretty, budget-used-40)
+		}
+	}
+	b, err := marshal(c.value(toGeneric(v)))
+	if err != nil {
+		return fmt.Sprintf(`{"call":"R%d","tool":%q,"error":"output could not be encoded"}`, r.Seq, r.Tool)
+	}
+	return string(b)
+}
+
+// renderSummaryOnly is the output once the conversation budget is spent.
+func (c *cleaner) renderSummaryOnly(r investigate.Receipt) string {
+	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, OK: r.OK, ErrorKind: string(r.ErrorKind),
+		Error: truncate(r.Error, 200), Summary: truncate(r.Summary, 300),
+		Note: "the conversation's output budget is spent: only the summary is shown; answer with the evidence you have"}
+	b, _ := marshal(c.value(toGeneric(v)))
+	return string(b)
+}
+
+// fence wraps untrusted data between per-conversation random markers. The
+// markers cannot be forged from inside: the fence id is removed from the
+// data and marker-like brackets are defused.
+func fence(id, source, body string) string {
+	body = strings.ReplaceAll(body, id, "[fence]")
+	body = strings.ReplaceAll(body, "<<<", "‹‹‹")
+	body = strings.ReplaceAll(body, ">>>", "›››")
+	return fmt.Sprintf("<<<DATA id=%s source=%s>>>\n%s\n<<<END DATA id=%s>>>", id, source, body, id)
+}
