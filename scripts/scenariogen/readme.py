@@ -69,6 +69,9 @@ META = {
                                                  "api-keys commit, label-printing backlog"),
     "jobs-search-es-flood-stage-read-only": ("job board search", "Java indexer + Elasticsearch (ECK)", "job-indexer alerts, the datastore is the root",
                                              "indexer deploy at 07:30, search-api GC WARNs; no repo, no changes"),
+    "remittance-partner-ca-rotation-pkix": ("cross-border remittances", "Java / Spring Kafka (Helm)", "no", "fx-quotes commit, Kafka producer WARNs"),
+    "statements-api-runaway-merchant-timeouts": ("merchant payments", ".NET 8 / minimal API + EF Core", "merchant-dashboard 504s",
+                                                 "PDF footer commit, Redis keyspace WARNs"),
 }
 
 FILES = ["traces", "logs", "metrics", "k8s", "changes"]

@@ -1,0 +1,3 @@
+package quotes
+
+const defaultSpreadBps = 85
