@@ -169,6 +169,7 @@ def build():
     L = sc.line(rank, "if preferEV && c.Vehicle.EV {")
     L_rank = sc.line(rank, "return score(cands[i], pickup, preferEV, now) > score(cands[j], pickup, preferEV, now)")
     L_h = sc.line(handler, "ranked := Rank(cands, req.Pickup.point(), req.PreferEV, time.Now().Unix())")
+    L_log = sc.line(handler, 'h.Log.Info("match assigned"')
 
     sc.commit("2026-09-03T14:21:02Z", ("Beatriz Lima", "beatriz@hopper.app", "bialima"),
               "rider-api: pt-BR copy for the matching screen (#3391)",
@@ -246,7 +247,7 @@ def build():
             tr.span(disp, "offers.send", st + 1_500 + d_nearby + 800, total - d_nearby - 4_000, parent=srv, kind="producer",
                     tags={"messaging.system": "nats", "messaging.destination.name": "driver.offers", "messaging.operation.type": "publish"})
             sc.log(lab("dispatch", dp, "info"), from_us(st + total - 800),
-                   json.dumps({"level": "info", "ts": round((st + total - 800) / 1e6, 6), "caller": "match/handler.go:44",
+                   json.dumps({"level": "info", "ts": round((st + total - 800) / 1e6, 6), "caller": f"match/handler.go:{L_log}",
                                "msg": "match assigned", "ride_id": ride, "driver_id": "drv_" + sc.hex(10),
                                "trace_id": tr.id, "span_id": srv["spanID"]}))
             sc.log(lab("rider-api", rp, "info"), from_us(st + total + 1_000),
@@ -280,7 +281,7 @@ def build():
                    json.dumps({"level": 50, "time": int(t.timestamp() * 1000) + 4, "pid": 1, "hostname": rp, "rideId": "rd_" + sc.hex(12),
                                "err": {"type": "Error", "message": "socket hang up", "code": "ECONNRESET"}, "msg": "dispatch request failed"}))
         else:
-            sc.log(lab("dispatch", dp, "info"), t, json.dumps({"level": "info", "ts": round(t.timestamp(), 6), "caller": "match/handler.go:44",
+            sc.log(lab("dispatch", dp, "info"), t, json.dumps({"level": "info", "ts": round(t.timestamp(), 6), "caller": f"match/handler.go:{L_log}",
                                                                "msg": "match assigned", "ride_id": "rd_" + sc.hex(12), "driver_id": "drv_" + sc.hex(10)}))
     for t in sc.times(t0, t1, 30):
         lp = locs.pod()

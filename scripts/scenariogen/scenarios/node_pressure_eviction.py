@@ -201,7 +201,7 @@ def build():
                {"summary": "storefront-web has 1/3 replicas available and 503s at the ingress",
                 "description": "Ingress storefront returns 503 for 21% of requests."},
                pressure + dt.timedelta(minutes=4), 'kube_deployment_status_replicas_available{deployment="storefront-web"} < 2')
-    sc.trigger = {"alert": webhook([a2, a1], ["severity"], "autoheal-oncall", "https://alertmanager.freshcart.co", route_key="{}", truncated=0)}
+    sc.trigger = {"alert": webhook([a2, a1], [], "autoheal-oncall", "https://alertmanager.freshcart.co", route_key="{}", truncated=3)}
     sc.trigger["alert"]["status"] = "firing"
     sc.config = {"repo": "freshcart/platform-k8s", "log_service_label": "k8s_container_name"}
     sc.truth = {"bucket": "infrastructure", "service": "nightly-report", "error_type": "resource_exhaustion", "file": cj, "line": L,
