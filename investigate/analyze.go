@@ -295,6 +295,67 @@ func (ev *evidence) candidates() []*candidate {
 			o.Score = -1 // absorbed
 		}
 	}
+	// A caller's logs relaying its callee's failure (no peer in a log line)
+	// belong to the callee when the traces show which one it is.
+	callees := map[string]map[string]bool{} // caller -> callees blamed in traces
+	for _, c := range by {
+		for _, f := range c.Support {
+			if f.Attrs["blame"] == "callee" && f.Peer != "" {
+				if callees[f.Peer] == nil {
+					callees[f.Peer] = map[string]bool{}
+				}
+				callees[f.Peer][c.Service] = true
+			}
+		}
+	}
+	for _, o := range sortedCandidates(by) {
+		if o.Score < 0 || o.logPropagated == 0 || o.traceOrigins > 0 || o.traceCallee > 0 || o.infra > 0 || len(callees[o.Service]) != 1 {
+			continue
+		}
+		sig := SignatureByID(o.Signature)
+		if !sig.BlamesCallee() {
+			continue
+		}
+		var callee string
+		for k := range callees[o.Service] {
+			callee = k
+		}
+		t := get(callee, o.ErrorType)
+		for _, f := range o.Support {
+			f.Attrs = copyAttrs(f.Attrs)
+			f.Attrs["relayed_by"] = o.Service
+			add(t, f)
+		}
+		t.logPropagated += o.logPropagated
+		o.Score = -1
+	}
+	// Several generic symptoms of one service's failure (429, 503, timeouts)
+	// and one specific explanation (storage full, connection limit): the
+	// specific one carries the evidence of all.
+	for _, svc := range serviceNames(by) {
+		var group []*candidate
+		for _, c := range sortedCandidates(by) {
+			if c.Service == svc && c.Score >= 0 && !c.isCause() && c.infra == 0 {
+				group = append(group, c)
+			}
+		}
+		if len(group) < 2 {
+			continue
+		}
+		sort.SliceStable(group, func(i, j int) bool { return sigWeight(group[i].Signature) > sigWeight(group[j].Signature) })
+		lead := group[0]
+		for _, o := range group[1:] {
+			lead.traceCallee += o.traceCallee
+			lead.traceOrigins += o.traceOrigins
+			lead.logPropagated += o.logPropagated
+			lead.logCause += o.logCause
+			for fam := range o.Families {
+				lead.Families[fam] = true
+			}
+			lead.Support = append(lead.Support, o.Support...)
+			o.Score = -1
+		}
+	}
 	var out []*candidate
 	for _, c := range by {
 		if c.Score < 0 {
@@ -459,6 +520,9 @@ func anchorOf(c *candidate) *Frame {
 	count := map[key]int{}
 	frames := map[key]Frame{}
 	for _, f := range c.Support {
+		if f.Attrs["relayed_by"] != "" || f.Attrs["blame"] == "callee" || (f.Service != "" && f.Service != c.Service) {
+			continue // frames of a caller's code say nothing about where the callee's defect is
+		}
 		top, ok := TopAppFrame(f.Frames)
 		if !ok && f.File != "" && f.Line > 0 {
 			top, ok = Frame{File: f.File, Line: f.Line, Function: f.Function}, true
@@ -566,4 +630,32 @@ func (ev *evidence) deployed(path string, line int, before time.Time) (f Finding
 		}
 	}
 	return f, exact, ok
+}
+
+func sigWeight(id string) int {
+	if s := SignatureByID(id); s != nil {
+		return s.Weight
+	}
+	return 0
+}
+
+func serviceNames(by map[string]*candidate) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range by {
+		if !seen[c.Service] {
+			seen[c.Service] = true
+			out = append(out, c.Service)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func copyAttrs(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

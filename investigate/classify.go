@@ -60,6 +60,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if _, cfg := ev.configChange(c); cfg {
 			return BucketInfrastructure
 		}
+		if _, vals := c.recurringRecords(); len(vals) > 0 {
+			return BucketBadData // only requests about a few records fail: their data makes them fail
+		}
 		if ev.intermittent(c) || (ev.saysIntermittent() && !ev.sustained(c)) {
 			return BucketFlake
 		}

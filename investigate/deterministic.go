@@ -257,7 +257,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		sourceRead = true
 	}
 	rc.Bucket = bucket
-	if bucket == BucketFlake && c.traceOrigins == 0 && c.logCause == 0 && c.traceCallee > 0 {
+	if (bucket == BucketFlake || bucket == BucketBadData) && c.traceOrigins == 0 && c.logCause == 0 && c.traceCallee > 0 {
 		// A flaky callee is felt by its callers: report where the flake is
 		// observed and tolerated.
 		if caller := dominantCaller(c); caller != "" {

@@ -132,7 +132,7 @@ var Catalogue = []Signature{
 var blameCallee = map[string]bool{
 	"conn-refused": true, "conn-reset": true, "grpc-unavailable": true, "timeout-generic": true, "go-deadline": true,
 	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
-	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true,
+	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true, "rate-limited": true,
 }
 
 // BlamesCallee reports whether this error, seen on a call, points at the callee.

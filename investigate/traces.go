@@ -198,9 +198,11 @@ var ipRE = regexp.MustCompile(`^\d{1,3}(?:\.\d{1,3}){3}$`)
 
 // externalPeer names a callee that reports no traces of its own (a
 // database, a pooler, a third-party API) from the span's peer attributes:
-// pgbouncer.bookings.svc -> pgbouncer. IP addresses name nothing.
+// pgbouncer.bookings.svc -> pgbouncer. IP addresses name nothing. A public
+// DNS name (a third-party API) is returned as "external:<host>".
 func externalPeer(s *Span) string {
-	for _, k := range []string{"peer.service", "server.address", "net.peer.name", "db.connection_string", "http.host"} {
+	var names []string
+	for _, k := range []string{"url.full", "http.url", "server.address", "net.peer.name", "http.host", "db.connection_string", "peer.service"} {
 		v := s.Attrs[k]
 		if v == "" {
 			continue
@@ -216,13 +218,16 @@ func externalPeer(s *Span) string {
 		if host == "" || ipRE.MatchString(host) || host == "localhost" {
 			continue
 		}
+		if k != "peer.service" && isExternalHost(host) {
+			return "external:" + host
+		}
 		if k != "peer.service" {
-			if isExternalHost(host) {
-				return "external:" + host
-			}
 			host = strings.SplitN(host, ".", 2)[0]
 		}
-		return trimServiceSuffix(host)
+		names = append(names, trimServiceSuffix(host))
+	}
+	if len(names) > 0 {
+		return names[len(names)-1] // peer.service, when set, names it best
 	}
 	return ""
 }
@@ -249,7 +254,10 @@ func isExternalHost(host string) bool {
 // trimServiceSuffix drops endpoint suffixes operators add to service
 // names: jobs-es-http -> jobs-es, orders-db-rw -> orders-db.
 func trimServiceSuffix(s string) string {
-	for _, suf := range []string{"-http", "-https", "-headless", "-svc", "-service", "-rw", "-ro", "-primary", "-master", "-client", "-internal", "-lb"} {
+	// Operator conventions first: ECK <cluster>-es-http, Strimzi
+	// <cluster>-kafka-bootstrap, CloudNativePG <cluster>-rw/-ro/-r.
+	for _, suf := range []string{"-es-http", "-es-transport", "-kafka-bootstrap", "-kafka-brokers", "-pooler-rw", "-pooler", "-repl",
+		"-http", "-https", "-headless", "-svc", "-service", "-rw", "-ro", "-r", "-primary", "-master", "-client", "-internal", "-lb"} {
 		if strings.HasSuffix(s, suf) && len(s) > len(suf)+1 {
 			return strings.TrimSuffix(s, suf)
 		}
@@ -415,8 +423,10 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 		if callee == "" {
 			callee = peerOf(s, idx)
 		}
-		if callee == "" && sig.BlamesCallee() {
-			callee = externalPeer(s)
+		if ext := externalPeer(s); strings.HasPrefix(ext, "external:") && len(kids) == 0 {
+			callee = ext
+		} else if callee == "" && sig.BlamesCallee() {
+			callee = ext
 		}
 		blame := sig.BlamesCallee() || (isCall && (sig == nil || sig.Role != RoleCause || f.File == ""))
 		if strings.HasPrefix(callee, "external:") {
