@@ -168,7 +168,11 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		if l, ok := ev.configChange(h.c); ok {
 			read(l.change.File, l.line)
 		} else if e.has("source_manifests") {
-			calls = append(calls, ToolCall{Tool: "source_manifests", Args: map[string]any{"service": h.c.Service}})
+			args := map[string]any{"service": h.c.Service}
+			if keys := settingNames(h.c); len(keys) > 0 {
+				args["keys"] = keys
+			}
+			calls = append(calls, ToolCall{Tool: "source_manifests", Args: args})
 		}
 	}
 	return calls
@@ -380,6 +384,8 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	switch {
 	case h.c.ErrorType == ErrOOM:
 		want = []string{FieldMemoryLimit, FieldMemoryRequest}
+	case h.c.ErrorType == ErrTLS:
+		want = []string{FieldIssuer, FieldTLS}
 	case h.c.Signature == "k8s-imagepull":
 		want = []string{FieldImageTag, FieldImage}
 	case h.c.Signature == "k8s-probe" || strings.Contains(text, "probe failed"):
@@ -390,8 +396,12 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 		want = []string{FieldEnvVar, FieldSecretKeyRef, FieldEnv, FieldEnvFrom}
 	case h.c.ErrorType == ErrResourceExhaustion && strings.Contains(text, "memory"):
 		want = []string{FieldMemoryRequest, FieldMemoryLimit}
-	default:
-		return nil
+	}
+	// A setting the errors name outright wins (max_client_conn = 200).
+	for i := range fields {
+		if fields[i].Kind == FieldConfigKey && mentions(text, fields[i].Name) {
+			return &fields[i]
+		}
 	}
 	// Prefer a field whose name the evidence mentions (an env var or secret key).
 	for _, k := range want {
@@ -695,4 +705,29 @@ func dominantCaller(c *candidate) string {
 		}
 	}
 	return best
+}
+
+var settingNameRE = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+
+// settingNames extracts identifiers that look like setting names
+// (max_client_conn, DATABASE_URL, proxy.read.timeout) from the evidence.
+func settingNames(c *candidate) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range c.Support {
+		for _, m := range settingNameRE.FindAllString(f.Quote, 10) {
+			if len(m) < 6 || seen[m] || strings.Count(m, ".") > 3 || strings.HasSuffix(m, ".java") || strings.HasSuffix(m, ".py") || strings.HasSuffix(m, ".go") || strings.HasSuffix(m, ".js") {
+				continue
+			}
+			if strings.Contains(m, ".") && !strings.Contains(m, "_") {
+				continue // dotted names are mostly packages and hosts
+			}
+			seen[m] = true
+			out = append(out, m)
+			if len(out) >= 8 {
+				return out
+			}
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -26,7 +27,12 @@ const (
 	FieldLivenessPort  = "liveness_port"
 	FieldContainerPort = "container_port"
 	FieldReplicas      = "replicas"
+	FieldIssuer        = "issuer_ref" // cert-manager Certificate issuerRef.name
+	FieldTLS           = "tls"        // trust stores, CA bundles, certificate settings
+	FieldConfigKey     = "config_key" // a key named by the evidence in a config file
 )
+
+var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
 
 // ManifestField is one located setting of a workload in a YAML manifest or
 // Helm values file.
@@ -113,6 +119,15 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 				cname := scalar(mapGet(c, "name"))
 				out = append(out, containerFields(file, c, fmt.Sprintf("%s.containers[%s]", prefix, cname), cname, name)...)
 			}
+		case "Certificate":
+			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
+			spec := mapGet(root, "spec")
+			if want != "" && !strings.Contains(NormalizeServiceName(name), want) && !strings.Contains(NormalizeServiceName(scalar(mapGet(spec, "secretName"))), want) && !strings.Contains(NormalizeServiceName(file), want) {
+				continue
+			}
+			if n := mapGet(mapGet(spec, "issuerRef"), "name"); n != nil {
+				out = append(out, ManifestField{File: file, Line: n.Line, Kind: FieldIssuer, Path: "spec.issuerRef.name", Value: n.Value, Workload: name})
+			}
 		case "":
 			// Helm values: a section named after the service, or the root
 			// when the file belongs to the service's own chart.
@@ -128,6 +143,7 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 				continue
 			}
 			out = append(out, valuesFields(file, section, sectionPath, service)...)
+			out = append(out, walkTLS(file, section, strings.TrimSuffix(sectionPath, "."), service, 0)...)
 		}
 	}
 	return out, nil
@@ -253,4 +269,68 @@ func scalar(n *yaml.Node) string {
 		return ""
 	}
 	return n.Value
+}
+
+// walkTLS finds trust-store / CA bundle settings at any depth of a values section.
+func walkTLS(file string, n *yaml.Node, prefix, service string, depth int) []ManifestField {
+	if n == nil || depth > 8 {
+		return nil
+	}
+	var out []ManifestField
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if tlsKeyRE.MatchString(k.Value) {
+				line, val := k.Line, v.Value
+				if v.Kind == yaml.ScalarNode {
+					line = v.Line
+				} else if len(v.Content) > 0 {
+					val = ""
+				}
+				out = append(out, ManifestField{File: file, Line: line, Kind: FieldTLS, Path: p, Value: val, Workload: service})
+			}
+			out = append(out, walkTLS(file, v, p, service, depth+1)...)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			out = append(out, walkTLS(file, c, fmt.Sprintf("%s[%d]", prefix, i), service, depth+1)...)
+		}
+	}
+	return out
+}
+
+// LocateConfigKeys finds, in any text config file (ini, conf, properties,
+// toml, env, yaml), the lines that set one of keys.
+func LocateConfigKeys(file string, content []byte, keys []string) []ManifestField {
+	var out []ManifestField
+	if len(keys) == 0 {
+		return nil
+	}
+	for i, line := range strings.Split(string(content), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";") || strings.HasPrefix(t, "//") {
+			continue
+		}
+		for _, k := range keys {
+			kl := strings.ToLower(k)
+			tl := strings.ToLower(t)
+			if !strings.HasPrefix(tl, kl) && !strings.HasPrefix(tl, "- "+kl) && !strings.HasPrefix(tl, `"`+kl) {
+				continue
+			}
+			rest := strings.TrimSpace(t[len(k):])
+			rest = strings.TrimLeft(rest, `"`)
+			rest = strings.TrimSpace(rest)
+			if !strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, ":") && !(rest != "" && rest[0] == ' ') {
+				continue
+			}
+			val := strings.TrimSpace(strings.TrimLeft(rest, "=: "))
+			out = append(out, ManifestField{File: file, Line: i + 1, Kind: FieldConfigKey, Path: k, Value: val, Name: k})
+		}
+	}
+	return out
 }

@@ -43,6 +43,7 @@ func (s *Source) Tools() []investigate.ToolSpec {
 			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas.",
 			Parameters: investigate.Schema(map[string]any{
 				"service": map[string]any{"type": "string"},
+				"keys":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "setting names the errors mention (max_client_conn, DATABASE_URL): their lines in the service's config files are returned too"},
 			}, "service")},
 	}
 }
@@ -73,7 +74,8 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		return s.read(ctx, a.File, a.Line, a.Service, a.Context)
 	case ToolManifests:
 		var a struct {
-			Service string `json:"service"`
+			Service string   `json:"service"`
+			Keys    []string `json:"keys"`
 		}
 		if err := investigate.DecodeArgs(args, &a); err != nil {
 			return nil, err
@@ -81,7 +83,10 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		if strings.TrimSpace(a.Service) == "" {
 			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "service is required", nil)
 		}
-		return s.manifests(ctx, a.Service)
+		if len(a.Keys) > 20 {
+			a.Keys = a.Keys[:20]
+		}
+		return s.manifests(ctx, a.Service, a.Keys)
 	}
 	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
 }
@@ -125,7 +130,7 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 // maxManifestReads bounds how many candidate files one lookup reads.
 const maxManifestReads = 6
 
-func (s *Source) manifests(ctx context.Context, service string) (*investigate.ToolResult, error) {
+func (s *Source) manifests(ctx context.Context, service string, keys []string) (*investigate.ToolResult, error) {
 	paths, err := s.r.paths(ctx)
 	if err != nil {
 		return nil, err
@@ -137,7 +142,7 @@ func (s *Source) manifests(ctx context.Context, service string) (*investigate.To
 	}
 	var cands []cand
 	for _, p := range paths {
-		if !investigate.IsManifestPath(p) {
+		if !investigate.IsManifestPath(p) && !(len(keys) > 0 && investigate.IsConfigPath(p)) {
 			continue
 		}
 		score := 0
@@ -171,8 +176,11 @@ func (s *Source) manifests(ctx context.Context, service string) (*investigate.To
 			continue
 		}
 		readPaths = append(readPaths, c.p)
-		fs, _ := investigate.LocateManifestFields(c.p, []byte(content), service)
-		fields = append(fields, fs...)
+		if ext := path.Ext(c.p); ext == ".yaml" || ext == ".yml" {
+			fs, _ := investigate.LocateManifestFields(c.p, []byte(content), service)
+			fields = append(fields, fs...)
+		}
+		fields = append(fields, investigate.LocateConfigKeys(c.p, []byte(content), keys)...)
 	}
 	var findings []investigate.Finding
 	for _, f := range fields {

@@ -1,0 +1,659 @@
+// Package llm is AutoHeal's LLM planner: a model reached through an
+// OpenAI-compatible chat completions API (OpenAI, OpenRouter, vLLM, Ollama,
+// Azure-compatible gateways) plans the investigation by calling the very
+// tools the deterministic engine uses, then answers with a HealResult-shaped
+// JSON object.
+//
+// The engine stays in charge of what the answer may claim:
+//   - the deterministic first round runs before the model reasons, and the
+//     deterministic conclusion takes over on any failure (the result's Mode
+//     and ModeNote say which produced it);
+//   - the answer passes the confidence governor: a claim above what the
+//     receipts support gets one retry naming the missing evidence, then is
+//     clamped; a file the model names but never read is read by the planner
+//     before it counts; bucket rules decide which fix may be proposed;
+//   - only tools of configured capabilities are offered and executed (all
+//     read-only); tool outputs are redacted, budgeted and fenced as
+//     untrusted data before they reach the prompt;
+//   - every loop is bounded: steps, tool calls, prompt tokens, response
+//     sizes, retries and an overall deadline.
+package llm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/autoheal/autoheal/investigate"
+)
+
+// Receipt planner labels.
+const (
+	plannerFirstRound = "deterministic"
+	plannerLLM        = "llm"
+)
+
+// response_format support of the endpoint, learned from its answers.
+const (
+	formatUnknown int32 = iota
+	formatSupported
+	formatUnsupported
+)
+
+// Planner investigates with a model. It is safe for concurrent use; each
+// Investigate call has its own conversation.
+type Planner struct {
+	cfg     Config
+	opts    Options
+	client  *openai.Client
+	clean   *cleaner
+	price   Price
+	metrics Metrics
+	log     *slog.Logger
+	format  atomic.Int32
+}
+
+// New builds a planner. The API key is registered with the redactor so
+// that it never reaches a log line, a recording or a result.
+func New(cfg Config, opts Options) (*Planner, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{}
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = DefaultCounters
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	if opts.Random == nil {
+		opts.Random = rand.Reader
+	}
+	clean := newCleaner(opts.Redactor, cfg.RedactIPs)
+	clean.secrets.Register(cfg.APIKey)
+	p := &Planner{cfg: cfg, opts: opts, clean: clean, metrics: opts.Metrics,
+		log: opts.Logger.With("component", "llm", "model", cfg.Model)}
+	if cfg.Price != nil {
+		p.price = *cfg.Price
+	} else {
+		p.price, _ = PriceFor(cfg.Model)
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = cfg.BaseURL
+	oc.HTTPClient = &transport{base: opts.HTTPClient, limits: cfg.Limits, sleep: opts.Sleep, now: opts.Now,
+		rec: newRecorder(opts.Record, clean, opts.Now), metrics: opts.Metrics, model: cfg.Model}
+	p.client = openai.NewClientWithConfig(oc)
+	return p, nil
+}
+
+// Model is the configured model name.
+func (p *Planner) Model() string { return p.cfg.Model }
+
+// Limits are the effective limits.
+func (p *Planner) Limits() Limits { return p.cfg.Limits }
+
+// failure ends the conversation; the deterministic answer takes over.
+type failure struct {
+	kind   string // unavailable | unusable | budget | deadline
+	detail string
+	err    error
+}
+
+func (f *failure) Error() string { return fmt.Sprintf("LLM %s (%s)", f.kind, f.detail) }
+func (f *failure) Unwrap() error { return f.err }
+
+// run is the state of one investigation.
+type run struct {
+	p       *Planner
+	e       *investigate.Engine
+	issue   investigate.Issue
+	led     *investigate.Ledger
+	fence   string
+	lim     Limits
+	msgs    []openai.ChatCompletionMessage
+	tools   []openai.Tool
+	allowed map[string]investigate.ToolSpec
+
+	steps       int
+	modelCalls  int // tool calls executed for the model
+	verifyCalls int
+	rejected    int
+	outChars    int
+	seen        map[string]string // tool+args -> "R<seq>"
+	forceNext   bool
+	forceWhy    string
+	repaired    bool
+	overclaimed bool
+	askedMore   bool
+	answers     int
+	schemaSent  bool
+
+	prompt, completion int
+	model              string
+	notes              []string
+}
+
+// Investigate runs one investigation planned by the model. It always
+// returns a result: on any failure of the model the deterministic
+// conclusion over the receipts gathered so far answers, and ModeNote says
+// why. The error is non-nil only for a nil engine.
+func (p *Planner) Investigate(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
+	if e == nil {
+		return nil, errors.New("llm: Investigate needs an engine")
+	}
+	started := p.opts.Now()
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Limits.Deadline)
+	defer cancel()
+	issue = investigate.NormalizeIssue(issue, started)
+	r := &run{p: p, e: e, issue: issue, led: &investigate.Ledger{}, lim: p.cfg.Limits, seen: map[string]string{},
+		allowed: map[string]investigate.ToolSpec{}, model: p.cfg.Model}
+	r.fence = p.newFence()
+	for _, s := range e.ToolSpecs() {
+		if _, dup := r.allowed[s.Name]; dup {
+			continue
+		}
+		r.allowed[s.Name] = s
+		r.tools = append(r.tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: s.Name, Description: s.Description, Parameters: s.Parameters}})
+	}
+
+	first := e.FirstRound(issue)
+	receipts, data := r.callAll(ctx, plannerFirstRound, first)
+	res, err := r.converse(ctx, receipts, data)
+	if err != nil {
+		res = r.fallback(err)
+	}
+	res.Started = started
+	res.Wall = p.opts.Now().Sub(started)
+	if r.steps > 0 {
+		res.Usage = &investigate.Usage{PromptTokens: r.prompt, CompletionTokens: r.completion, Model: r.model,
+			CostUSD: p.price.Cost(r.prompt, r.completion)}
+	}
+	reason := "ok"
+	var f *failure
+	if errors.As(err, &f) {
+		reason = f.kind
+	}
+	p.metrics.Add(MetricInvestigations, 1, "mode", string(res.Mode), "reason", reason)
+	p.log.Info("llm investigation", "mode", res.Mode, "reason", reason, "steps", r.steps, "tool_calls", len(res.Timeline),
+		"rejected_calls", r.rejected, "prompt_tokens", r.prompt, "completion_tokens", r.completion, "band", res.RootCause.Band,
+		"wall", res.Wall)
+	return res, nil
+}
+
+func (p *Planner) newFence() string {
+	b := make([]byte, 8)
+	if _, err := io.ReadFull(p.opts.Random, b); err != nil {
+		// Still unguessable enough for data that was written before this
+		// conversation existed.
+		return fmt.Sprintf("f%x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b)
+}
+
+// callAll executes calls concurrently through the engine (which records the
+// receipts) and returns the receipts with the tools' captured data.
+func (r *run) callAll(ctx context.Context, planner string, calls []investigate.ToolCall) ([]investigate.Receipt, []any) {
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	dctx, store := withDataStore(ctx)
+	receipts := r.e.CallAll(dctx, r.led, planner, calls)
+	data := make([]any, len(calls))
+	for i, c := range calls {
+		data[i] = store.get(c)
+	}
+	return receipts, data
+}
+
+// render renders a receipt for the prompt within what is left of the
+// conversation's output budget.
+func (r *run) render(rc investigate.Receipt, data any) string {
+	left := r.lim.ConversationChars - r.outChars
+	var out string
+	if left < 400 {
+		out = r.p.clean.renderSummaryOnly(rc)
+	} else {
+		out = r.p.clean.renderReceipt(rc, data, min(r.lim.ToolOutputChars, left))
+	}
+	r.outChars += len(out)
+	return fence(r.fence, rc.Tool, out)
+}
+
+func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []any) (*investigate.HealResult, error) {
+	var b strings.Builder
+	b.WriteString("Investigate this incident.\n")
+	b.WriteString(fence(r.fence, "incident", r.p.clean.renderIssue(r.issue)))
+	b.WriteString("\n" + backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
+	fmt.Fprintf(&b, "First evidence round (%d calls):\n", len(first))
+	for i, rc := range first {
+		b.WriteString(r.render(rc, data[i]) + "\n")
+		r.seen[callKey(rc.Tool, rc.Args)] = fmt.Sprintf("R%d", rc.Seq)
+	}
+	b.WriteString("Call the tools you still need, then answer.")
+	r.msgs = []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(r.fence, r.lim.MaxToolCalls, r.p.format.Load() == formatUnsupported)},
+		{Role: openai.ChatMessageRoleUser, Content: b.String()},
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, &failure{kind: "deadline", detail: fmt.Sprintf("the %s deadline was reached", r.lim.Deadline), err: err}
+		}
+		if r.steps >= r.lim.MaxSteps {
+			return nil, &failure{kind: "budget", detail: fmt.Sprintf("no valid answer within %d model requests", r.lim.MaxSteps)}
+		}
+		if r.steps == r.lim.MaxSteps-1 && !r.forceNext {
+			r.force("this is the last model request")
+			r.say(forceAnswerMessage(r.forceWhy))
+		}
+		resp, err := r.complete(ctx)
+		if err != nil {
+			return nil, err
+		}
+		msg := resp.Choices[0].Message
+		if len(msg.ToolCalls) > 0 {
+			if !r.forceNext {
+				r.handleToolCalls(ctx, msg)
+				if r.rejected >= r.lim.MaxRejectedCalls {
+					return nil, &failure{kind: "unusable", detail: fmt.Sprintf("%d malformed, unknown or excess tool calls", r.rejected)}
+				}
+				continue
+			}
+			// Told to answer, the model called tools again.
+			r.rejected += len(msg.ToolCalls)
+			r.p.metrics.Add(MetricToolCalls, float64(len(msg.ToolCalls)), "outcome", "over_budget")
+			if strings.TrimSpace(msg.Content) == "" {
+				return nil, &failure{kind: "unusable", detail: fmt.Sprintf("the model kept calling tools after %s", r.forceWhy)}
+			}
+		}
+		r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 16000)})
+		ans, perr := parseAnswer(msg.Content)
+		if perr != nil {
+			if msg.Refusal != "" {
+				perr = fmt.Errorf("the model refused: %s", truncate(msg.Refusal, 200))
+			}
+			if r.repaired {
+				return nil, &failure{kind: "unusable", detail: "no valid answer after one repair request: " + truncate(r.p.clean.text(perr.Error()), 200), err: perr}
+			}
+			r.repaired = true
+			r.p.metrics.Add(MetricGovernor, 1, "action", "repair")
+			r.say(repairMessage(perr.Error()))
+			continue
+		}
+		res, followUp := r.validate(ctx, ans)
+		if followUp != "" {
+			r.say(followUp)
+			continue
+		}
+		return res, nil
+	}
+}
+
+func (r *run) say(content string) {
+	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
+}
+
+func (r *run) force(why string) {
+	r.forceNext, r.forceWhy = true, why
+}
+
+// reasoningModel reports models that reject a non-default temperature.
+func reasoningModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// tinyTemperature stands for 0: go-openai drops a zero temperature
+// (omitempty), which servers read as their default of 1.
+const tinyTemperature = 1e-4
+
+func (r *run) request() openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{Model: r.p.cfg.Model, Messages: r.msgs, Tools: r.tools,
+		MaxCompletionTokens: r.lim.MaxCompletionTokens}
+	if !reasoningModel(req.Model) {
+		req.Temperature = tinyTemperature
+	}
+	if r.forceNext && len(r.tools) > 0 {
+		req.ToolChoice = "none"
+	}
+	if r.p.format.Load() != formatUnsupported {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "heal_result", Schema: answerSchema(), Strict: true}}
+	}
+	return req
+}
+
+// estimateTokens approximates a request's prompt tokens (~4 bytes a token).
+func estimateTokens(req openai.ChatCompletionRequest) int {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return 0
+	}
+	return len(b)/4 + 1
+}
+
+// complete sends one request: it enforces the prompt-token budget, learns
+// whether the endpoint takes response_format, and accounts usage.
+func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, error) {
+	req := r.request()
+	est := estimateTokens(req)
+	if r.prompt+est > r.lim.MaxPromptTokens {
+		return nil, &failure{kind: "budget", detail: fmt.Sprintf("the prompt-token budget of %d would be exceeded (%d sent, ~%d more)", r.lim.MaxPromptTokens, r.prompt, est)}
+	}
+	r.steps++
+	actx, at := withAttempts(ctx)
+	resp, err := r.p.client.CreateChatCompletion(actx, req)
+	if err != nil && req.ResponseFormat != nil && formatRejected(err) {
+		r.p.format.Store(formatUnsupported)
+		r.p.log.Warn("endpoint rejects response_format; using validated parsing", "error", r.p.clean.text(truncate(err.Error(), 300)))
+		r.msgs[0].Content = systemPrompt(r.fence, r.lim.MaxToolCalls, true)
+		req = r.request()
+		actx, at = withAttempts(ctx)
+		resp, err = r.p.client.CreateChatCompletion(actx, req)
+	}
+	_, retries, reason, _ := at.snapshot()
+	if err != nil {
+		f := r.classify(ctx, err, retries, reason)
+		r.p.metrics.Add(MetricRequests, 1, "model", r.p.cfg.Model, "outcome", outcomeOf(f))
+		return nil, f
+	}
+	r.p.metrics.Add(MetricRequests, 1, "model", r.p.cfg.Model, "outcome", "ok")
+	if req.ResponseFormat != nil {
+		r.p.format.CompareAndSwap(formatUnknown, formatSupported)
+	}
+	pt, ct := resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	if pt == 0 {
+		pt = est // servers without usage: our estimate
+	}
+	if ct == 0 && len(resp.Choices) > 0 {
+		b, _ := json.Marshal(resp.Choices[0].Message)
+		ct = len(b) / 4
+	}
+	r.prompt += pt
+	r.completion += ct
+	if resp.Model != "" {
+		r.model = resp.Model
+	}
+	r.p.metrics.Add(MetricPromptTokens, float64(pt), "model", r.p.cfg.Model)
+	r.p.metrics.Add(MetricCompletion, float64(ct), "model", r.p.cfg.Model)
+	if c := r.p.price.Cost(pt, ct); c > 0 {
+		r.p.metrics.Add(MetricCost, c, "model", r.p.cfg.Model)
+	}
+	r.p.log.Debug("model response", "step", r.steps, "prompt_tokens", pt, "completion_tokens", ct, "retries", retries)
+	if len(resp.Choices) == 0 {
+		return nil, &failure{kind: "unusable", detail: "the response has no choices"}
+	}
+	return &resp, nil
+}
+
+// formatRejected recognizes a server's refusal of response_format.
+func formatRejected(err error) bool {
+	status, msg := statusOf(err)
+	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity && status != http.StatusNotImplemented {
+		return false
+	}
+	m := strings.ToLower(msg)
+	for _, k := range []string{"response_format", "json_schema", "structured output", "structured_output", "response format", "guided_json"} {
+		if strings.Contains(m, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func statusOf(err error) (int, string) {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if apiErr.Param != nil {
+			msg += " param=" + *apiErr.Param
+		}
+		return apiErr.HTTPStatusCode, msg
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode, string(reqErr.Body)
+	}
+	return 0, ""
+}
+
+func (r *run) classify(ctx context.Context, err error, retries int, reason string) *failure {
+	status, msg := statusOf(err)
+	f := &failure{kind: "unavailable", err: err}
+	switch {
+	case ctx.Err() != nil:
+		f.kind, f.detail = "deadline", fmt.Sprintf("the %s deadline was reached", r.lim.Deadline)
+	case status == http.StatusTooManyRequests || status >= 500:
+		f.detail = fmt.Sprintf("%d after %d retries", status, retries)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		f.detail = fmt.Sprintf("%d: the API key was rejected", status)
+	case status == http.StatusNotFound:
+		f.detail = fmt.Sprintf("404: model %q or endpoint not found", r.p.cfg.Model)
+	case status >= 400:
+		f.detail = fmt.Sprintf("%d: %s", status, truncate(r.p.clean.text(msg), 200))
+	case errors.Is(err, ErrResponseTooLarge):
+		f.kind, f.detail = "unusable", fmt.Sprintf("a response exceeded %d bytes", r.lim.MaxResponseBytes)
+	case reason == "timeout":
+		f.detail = fmt.Sprintf("timeout after %d retries", retries)
+	case reason == "network":
+		f.detail = fmt.Sprintf("network error after %d retries", retries)
+	default:
+		f.detail = truncate(r.p.clean.text(err.Error()), 200)
+	}
+	return f
+}
+
+func outcomeOf(f *failure) string {
+	switch {
+	case f.kind == "deadline":
+		return "timeout"
+	case strings.HasPrefix(f.detail, "429"):
+		return "rate_limited"
+	case len(f.detail) > 0 && f.detail[0] == '5':
+		return "server_error"
+	case strings.HasPrefix(f.detail, "timeout"):
+		return "timeout"
+	case len(f.detail) > 0 && f.detail[0] == '4':
+		return "client_error"
+	}
+	return "error"
+}
+
+// callKey identifies a call by tool and canonical arguments.
+func callKey(tool string, args map[string]any) string {
+	b, _ := json.Marshal(args) // map keys are sorted
+	return tool + "\x00" + string(b)
+}
+
+// handleToolCalls answers every tool call of an assistant message: known
+// tools with valid JSON arguments run concurrently through the engine;
+// unknown tools, malformed arguments, repeats and calls beyond the budget
+// are answered with an error message and never executed.
+func (r *run) handleToolCalls(ctx context.Context, msg openai.ChatCompletionMessage) {
+	const maxPerTurn = 16
+	calls := msg.ToolCalls
+	ids := map[string]bool{}
+	for i := range calls {
+		id := strings.TrimSpace(calls[i].ID)
+		if id == "" || ids[id] || len(id) > 128 {
+			id = fmt.Sprintf("call_%d_%d", r.steps, i)
+		}
+		ids[id] = true
+		calls[i].ID = id
+		calls[i].Type = openai.ToolTypeFunction
+		calls[i].Index = nil
+	}
+	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 4000), ToolCalls: calls})
+
+	outputs := make([]string, len(calls))
+	var exec []investigate.ToolCall
+	var execIdx []int
+	batch := map[string]int{}
+	reject := func(i int, outcome, text string) {
+		r.rejected++
+		r.p.metrics.Add(MetricToolCalls, 1, "outcome", outcome)
+		outputs[i] = text
+	}
+	for i, tc := range calls {
+		name := strings.TrimSpace(tc.Function.Name)
+		if _, ok := r.allowed[name]; !ok {
+			reject(i, "unknown_tool", fmt.Sprintf("error: unknown tool %q; not executed. Available tools: %s.", truncate(name, 60), strings.Join(r.toolNames(), ", ")))
+			continue
+		}
+		args, err := parseArgs(tc.Function.Arguments)
+		if err != nil {
+			reject(i, "bad_args", fmt.Sprintf("error: the arguments of %s are not a JSON object (%s); not executed.", name, truncate(err.Error(), 120)))
+			continue
+		}
+		key := callKey(name, args)
+		if prev, ok := r.seen[key]; ok {
+			r.p.metrics.Add(MetricToolCalls, 1, "outcome", "duplicate")
+			outputs[i] = fmt.Sprintf("not executed: identical to call %s, whose output is above.", prev)
+			continue
+		}
+		if j, ok := batch[key]; ok {
+			r.p.metrics.Add(MetricToolCalls, 1, "outcome", "duplicate")
+			outputs[i] = fmt.Sprintf("not executed: identical to call %s of this turn.", calls[j].ID)
+			continue
+		}
+		if r.modelCalls >= r.lim.MaxToolCalls || len(exec) >= maxPerTurn {
+			reject(i, "over_budget", fmt.Sprintf("not executed: the tool-call budget (%d calls) is spent.", r.lim.MaxToolCalls))
+			r.force(fmt.Sprintf("the tool-call budget of %d calls is spent", r.lim.MaxToolCalls))
+			continue
+		}
+		r.modelCalls++
+		batch[key] = i
+		exec = append(exec, investigate.ToolCall{Tool: name, Args: args})
+		execIdx = append(execIdx, i)
+	}
+	receipts, data := r.callAll(ctx, plannerLLM, exec)
+	r.p.metrics.Add(MetricToolCalls, float64(len(receipts)), "outcome", "executed")
+	for j, rc := range receipts {
+		outputs[execIdx[j]] = r.render(rc, data[j])
+		r.seen[callKey(exec[j].Tool, exec[j].Args)] = fmt.Sprintf("R%d", rc.Seq)
+	}
+	for i, tc := range calls {
+		r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Name: tc.Function.Name, Content: outputs[i]})
+	}
+	if !r.forceNext && r.modelCalls >= r.lim.MaxToolCalls {
+		r.force(fmt.Sprintf("the tool-call budget of %d calls is spent", r.lim.MaxToolCalls))
+	}
+	if r.forceNext {
+		r.say(forceAnswerMessage(r.forceWhy))
+	}
+}
+
+// parseArgs decodes a tool call's arguments: a JSON object (empty means {}).
+func parseArgs(s string) (map[string]any, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "null" {
+		return map[string]any{}, nil
+	}
+	if len(s) > 64<<10 {
+		return nil, errors.New("arguments longer than 64 KiB")
+	}
+	var args map[string]any
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	if err := dec.Decode(&args); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the object")
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return normalizeNumbers(args).(map[string]any), nil
+}
+
+// normalizeNumbers turns json.Number into int64 or float64 so capabilities
+// decode them as they would the engine's own arguments.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalizeNumbers(x)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = normalizeNumbers(x)
+		}
+		return t
+	}
+	return v
+}
+
+func (r *run) toolNames() []string {
+	names := make([]string, 0, len(r.allowed))
+	for n := range r.allowed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// unusedTools lists the offered tools without a receipt yet.
+func (r *run) unusedTools() []string {
+	used := map[string]bool{}
+	for _, rc := range r.led.Receipts() {
+		used[rc.Tool] = true
+	}
+	var out []string
+	for _, n := range r.toolNames() {
+		if !used[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// fallback is the deterministic conclusion over every receipt so far.
+func (r *run) fallback(err error) *investigate.HealResult {
+	res := r.e.ConcludeReceipts(r.issue, r.led.Receipts())
+	res.Mode = investigate.ModeDeterministic
+	var f *failure
+	if errors.As(err, &f) {
+		res.ModeNote = fmt.Sprintf("LLM %s (%s): deterministic answer", f.kind, f.detail)
+	} else {
+		res.ModeNote = "LLM unavailable (" + truncate(r.p.clean.text(err.Error()), 200) + "): deterministic answer"
+	}
+	r.p.log.Warn("llm planner fell back to the deterministic answer", "reason", res.ModeNote)
+	return res
+}
