@@ -1,0 +1,336 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/autoheal/autoheal/investigate"
+)
+
+// validate is the output validator: it verifies the named file, asks the
+// governor what the receipts support, and either returns the governed
+// result or a follow-up message (one overclaim retry, one request for more
+// evidence after a LOW first answer).
+func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult, string) {
+	r.answers++
+	rc := investigate.RootCause{
+		Description: a.RootCause.Description, Service: a.RootCause.Service, File: a.RootCause.File,
+		Line: int(a.RootCause.Line), Function: a.RootCause.Function,
+		ErrorType: investigate.ErrorType(a.RootCause.ErrorType), Bucket: investigate.Bucket(a.RootCause.Bucket),
+		RawConfidence: a.raw, ClaimedBand: a.claimed,
+	}
+	rc.File, rc.Line = r.verifyFile(ctx, rc)
+	in := investigate.EvidenceFor(r.issue, r.led.Receipts(), rc)
+	granted, note := investigate.Govern(a.claimed, in)
+	canFollow := r.steps < r.lim.MaxSteps && ctx.Err() == nil
+	var unused []string
+	if !r.forceNext && r.modelCalls < r.lim.MaxToolCalls {
+		unused = r.unusedTools()
+	}
+	if a.claimed.Rank() > granted.Rank() {
+		if !r.overclaimed && canFollow {
+			r.overclaimed = true
+			if granted == investigate.BandLow {
+				r.askedMore = true
+			}
+			r.p.metrics.Add(MetricGovernor, 1, "action", "overclaim_retry")
+			return nil, overclaimMessage(a.claimed, granted, note, unused)
+		}
+		r.p.metrics.Add(MetricGovernor, 1, "action", "clamp")
+		if r.overclaimed {
+			note += fmt.Sprintf(" The model was told once which evidence was missing and claimed %s again.", a.claimed)
+		}
+	}
+	if granted == investigate.BandLow && r.answers == 1 && !r.askedMore && canFollow && len(unused) > 0 {
+		r.askedMore = true
+		r.p.metrics.Add(MetricGovernor, 1, "action", "more_evidence")
+		return nil, moreEvidenceMessage(note, unused)
+	}
+	rc.Band = granted
+	return r.result(a, rc, note), ""
+}
+
+// samePath compares a repository path with a path as a model or a stack
+// frame may spell it (suffix match on whole segments).
+func samePath(a, b string) bool {
+	a = strings.TrimPrefix(path.Clean("/"+strings.TrimSpace(a)), "/")
+	b = strings.TrimPrefix(path.Clean("/"+strings.TrimSpace(b)), "/")
+	if a == "" || b == "" || a == "." || b == "." {
+		return false
+	}
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// readFinding returns the source or manifest finding of a successful
+// receipt that covers file (and line within 3, when line > 0).
+func (r *run) readFinding(file string, line int) (investigate.Finding, bool) {
+	for _, rc := range r.led.Receipts() {
+		if !rc.OK {
+			continue
+		}
+		for _, f := range rc.Findings {
+			if f.Kind != investigate.KindSourceAnchor && f.Kind != investigate.KindManifest {
+				continue
+			}
+			if samePath(f.File, file) && (line <= 0 || absInt(f.Line-line) <= 3) {
+				return f, true
+			}
+		}
+	}
+	return investigate.Finding{}, false
+}
+
+// verifyFile makes sure a file the model names was read: if no receipt
+// covers it, the planner reads it itself. A file the repository does not
+// have is dropped from the root cause (hallucinated paths count for
+// nothing). It returns the repository path as the source tool resolved it.
+func (r *run) verifyFile(ctx context.Context, rc investigate.RootCause) (string, int) {
+	if rc.File == "" {
+		return "", 0
+	}
+	if f, ok := r.readFinding(rc.File, rc.Line); ok {
+		return f.File, rc.Line
+	}
+	if _, ok := r.allowed["source_read"]; !ok || rc.Line <= 0 || r.verifyCalls >= r.lim.MaxVerifyCalls || ctx.Err() != nil {
+		r.notes = append(r.notes, fmt.Sprintf("the model named %s, which no tool read: it is not counted as anchored", truncate(rc.File, 160)))
+		return rc.File, rc.Line
+	}
+	r.verifyCalls++
+	r.p.metrics.Add(MetricToolCalls, 1, "outcome", "verify")
+	rec := r.e.Call(ctx, r.led, plannerLLM, investigate.ToolCall{Tool: "source_read",
+		Args: map[string]any{"file": rc.File, "line": rc.Line, "service": rc.Service}})
+	if rec.OK {
+		for _, f := range rec.Findings {
+			if f.Kind == investigate.KindSourceAnchor {
+				return f.File, rc.Line
+			}
+		}
+	}
+	r.p.metrics.Add(MetricGovernor, 1, "action", "file_dropped")
+	why := string(rec.ErrorKind)
+	if why == "" {
+		why = "no source anchor"
+	}
+	r.notes = append(r.notes, fmt.Sprintf("the model named %s:%d, which could not be read (%s): the location was dropped", truncate(rc.File, 160), rc.Line, why))
+	return "", 0
+}
+
+func bucketWord(b investigate.Bucket) string {
+	switch b {
+	case investigate.BucketCodeBug:
+		return "Code bug"
+	case investigate.BucketInfrastructure:
+		return "Infrastructure"
+	case investigate.BucketBadData:
+		return "Bad data"
+	case investigate.BucketFlake:
+		return "Flake"
+	}
+	return "Unclassified"
+}
+
+func headline(rc investigate.RootCause) string {
+	where := rc.Service
+	if rc.File != "" {
+		where += fmt.Sprintf(" (%s:%d)", rc.File, rc.Line)
+	}
+	return fmt.Sprintf("%s: %s in %s — %s confidence.", bucketWord(rc.Bucket), strings.ReplaceAll(string(rc.ErrorType), "_", " "), where, rc.Band)
+}
+
+// sameCause reports whether the engine's conclusion names the same place.
+func sameCause(base, rc investigate.RootCause) bool {
+	if investigate.NormalizeServiceName(base.Service) != investigate.NormalizeServiceName(rc.Service) {
+		return false
+	}
+	if rc.File == "" || base.File == "" {
+		return rc.File == base.File
+	}
+	return samePath(base.File, rc.File) && absInt(base.Line-rc.Line) <= 3
+}
+
+// result builds the governed HealResult from the model's answer.
+func (r *run) result(a *answer, rc investigate.RootCause, note string) *investigate.HealResult {
+	receipts := r.led.Receipts()
+	base := r.e.ConcludeReceipts(r.issue, receipts)
+	c := r.p.clean
+	rc.Description = c.text(truncate(strings.TrimSpace(rc.Description), 1500))
+	rc.Function = c.text(truncate(strings.TrimSpace(rc.Function), 200))
+	if rc.Function == "" && sameCause(base.RootCause, rc) {
+		rc.Function = base.RootCause.Function
+	}
+	res := &investigate.HealResult{
+		RootCause: rc, Timeline: receipts, ToolsUsed: base.ToolsUsed, ToolsUnavailable: base.ToolsUnavailable,
+		ConfidenceNote: note, Mode: investigate.ModeLLM, IssueKey: r.issue.Key, Repo: r.issue.Repo, Ref: r.issue.Ref,
+	}
+	res.Summary = headline(rc)
+	res.Evidence = r.evidence(a.refs, rc, base, receipts)
+	res.Fix = r.fix(a, rc, base)
+	res.ModeNote = r.modeNote()
+	return res
+}
+
+func (r *run) modeNote() string {
+	note := fmt.Sprintf("planned by %s: %d model requests, %d tool calls", r.model, r.steps, len(r.led.Receipts()))
+	if r.rejected > 0 {
+		note += fmt.Sprintf(", %d tool calls refused", r.rejected)
+	}
+	if len(r.notes) > 0 {
+		note += "; " + strings.Join(r.notes, "; ")
+	}
+	return note
+}
+
+func cleanFinding(f investigate.Finding) investigate.Finding {
+	if len(f.Frames) > 5 {
+		f.Frames = f.Frames[:5]
+	}
+	if len(f.Attrs) > 0 {
+		attrs := make(map[string]string, len(f.Attrs))
+		for k, v := range f.Attrs {
+			if k != "window" {
+				attrs[k] = v
+			}
+		}
+		f.Attrs = attrs
+	}
+	return f
+}
+
+// evidence resolves the finding ids the model cited (unknown ids are
+// ignored) and adds the finding that anchors the claimed file.
+func (r *run) evidence(refs []string, rc investigate.RootCause, base *investigate.HealResult, receipts []investigate.Receipt) []investigate.Finding {
+	byID := map[string]investigate.Finding{}
+	for _, rec := range receipts {
+		for i, f := range rec.Findings {
+			if f.Kind != investigate.KindCallEdge {
+				byID[findingID(rec.Seq, i)] = f
+			}
+		}
+	}
+	out := []investigate.Finding{}
+	seen := map[string]bool{}
+	for _, id := range refs {
+		id = strings.ToUpper(strings.TrimSpace(id))
+		if f, ok := byID[id]; ok && !seen[id] && len(out) < 12 {
+			seen[id] = true
+			out = append(out, cleanFinding(f))
+		}
+	}
+	if len(out) == 0 {
+		if sameCause(base.RootCause, rc) {
+			return base.Evidence
+		}
+		svc := investigate.NormalizeServiceName(rc.Service)
+		for _, rec := range receipts {
+			for _, f := range rec.Findings {
+				if len(out) < 8 && investigate.NormalizeServiceName(f.Service) == svc &&
+					f.Kind != investigate.KindCallEdge && f.Kind != investigate.KindSourceAnchor && f.Kind != investigate.KindManifest {
+					out = append(out, cleanFinding(f))
+				}
+			}
+		}
+	}
+	if rc.File != "" {
+		if f, ok := r.readFinding(rc.File, rc.Line); ok {
+			dup := false
+			for _, g := range out {
+				if g.Kind == f.Kind && g.File == f.File && g.Line == f.Line {
+					dup = true
+				}
+			}
+			if !dup {
+				out = append(out, cleanFinding(f))
+			}
+		}
+	}
+	return out
+}
+
+// fix applies the bucket's hard rules to the model's fix: a code patch only
+// for a code bug and only against a file that was read, a manifest edit
+// only for infrastructure. Where the model gives none and the engine
+// concluded the same cause, the engine's patch or edit is used.
+func (r *run) fix(a *answer, rc investigate.RootCause, base *investigate.HealResult) investigate.Fix {
+	c := r.p.clean
+	m := a.Fix
+	f := investigate.Fix{Summary: c.text(truncate(strings.TrimSpace(m.Summary), 1000)),
+		Remediation: c.text(truncate(strings.TrimSpace(m.Remediation), 2000))}
+	for i, s := range m.Steps {
+		if i == 10 {
+			break
+		}
+		if s = strings.TrimSpace(s); s != "" {
+			f.Steps = append(f.Steps, c.text(truncate(s, 500)))
+		}
+	}
+	for i, s := range m.AffectedRecords {
+		if i == 20 {
+			break
+		}
+		f.AffectedRecords = append(f.AffectedRecords, c.text(truncate(s, 120)))
+	}
+	same := sameCause(base.RootCause, rc)
+	drop := func(what string) {
+		r.p.metrics.Add(MetricGovernor, 1, "action", "fix_dropped")
+		r.notes = append(r.notes, what)
+	}
+	if p := m.Patch; p != nil && strings.TrimSpace(p.Diff) != "" {
+		switch read, ok := r.readFinding(p.File, 0); {
+		case rc.Bucket != investigate.BucketCodeBug:
+			drop(fmt.Sprintf("the model's code patch was dropped: a code patch is proposed only for a code bug, not %s", rc.Bucket))
+		case !ok:
+			drop(fmt.Sprintf("the model's patch of %s was dropped: that file was not read", truncate(p.File, 160)))
+		default:
+			f.Patch = &investigate.Patch{File: read.File, Ref: r.issue.Ref, Diff: c.text(truncate(p.Diff, 20000)),
+				Explanation: c.text(truncate(p.Explanation, 500))}
+		}
+	}
+	if e := m.ManifestEdit; e != nil && strings.TrimSpace(e.File) != "" {
+		switch read, ok := r.readFinding(e.File, 0); {
+		case rc.Bucket != investigate.BucketInfrastructure:
+			drop(fmt.Sprintf("the model's manifest edit was dropped: manifests are edited only for infrastructure causes, not %s", rc.Bucket))
+		case !ok:
+			drop(fmt.Sprintf("the model's edit of %s was dropped: that file was not read", truncate(e.File, 160)))
+		default:
+			f.ManifestEdit = &investigate.ManifestEdit{File: read.File, Line: int(e.Line), Path: c.text(truncate(e.Path, 300)),
+				OldValue: c.text(truncate(e.OldValue, 200)), NewValue: c.text(truncate(e.NewValue, 200)), Reason: c.text(truncate(e.Reason, 500))}
+		}
+	}
+	switch rc.Bucket {
+	case investigate.BucketCodeBug:
+		f.RegressionTest = c.text(truncate(strings.TrimSpace(m.RegressionTest), 4000))
+		if same && f.Patch == nil && base.Fix.Patch != nil {
+			f.Patch = base.Fix.Patch
+			r.notes = append(r.notes, "the patch is the rule-based engine's")
+		}
+		if same && f.RegressionTest == "" {
+			f.RegressionTest = base.Fix.RegressionTest
+		}
+	case investigate.BucketInfrastructure:
+		if same && f.ManifestEdit == nil && base.Fix.ManifestEdit != nil {
+			f.ManifestEdit = base.Fix.ManifestEdit
+			r.notes = append(r.notes, "the manifest edit is the rule-based engine's")
+		}
+	case investigate.BucketFlake:
+		if same {
+			f.Flake = base.Fix.Flake
+		}
+	}
+	if f.Summary == "" {
+		if same {
+			f.Summary = base.Fix.Summary
+		} else {
+			f.Summary = "See the root cause; no fix was proposed."
+		}
+	}
+	return f
+}
