@@ -314,9 +314,10 @@ func (fl fileLines) dominantEOL() string {
 // fuzz 0: every context and removed line must match exactly (a CR before
 // the newline is part of the terminator, not of the line); a hunk may apply
 // at an offset from the line its header names, searched outwards from
-// there, and hunks apply in order without overlapping. A hunk with less
-// leading than trailing context must apply at the start of the file, one
-// with less trailing than leading context at its end. Added lines take the
+// there, and hunks apply in order without overlapping. As in GNU patch, a
+// hunk of line 1 with less leading than trailing context must apply at the
+// start of the file, and one with less trailing than leading context at
+// its end. Added lines take the
 // file's dominant line terminator.
 func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 	fl := splitLines(content)
@@ -336,7 +337,7 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 			want = h.OldStart + offset
 		}
 		lead, trail := contextCounts(h)
-		atStart := lead < trail
+		atStart := lead < trail && h.OldStart <= 1
 		atEnd := trail < lead
 		pos := locate(fl.text, old, want, next, atStart, atEnd)
 		if pos < 0 {

@@ -1,0 +1,853 @@
+package remediate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// ApprovalStore keeps who is opening which pull request (Redis approval
+// records); *sessions.Store implements it.
+type ApprovalStore interface {
+	BeginApproval(ctx context.Context, key, user string) (sessions.Approval, bool, error)
+	RecordStep(ctx context.Context, key, lease string, step sessions.Step, upd sessions.StepUpdate) (sessions.Approval, error)
+	CompleteApproval(ctx context.Context, key, lease string, prNumber int, prURL string) (sessions.Approval, error)
+	FailApproval(ctx context.Context, key, lease, errMsg string) (sessions.Approval, error)
+	GetApproval(ctx context.Context, key string) (sessions.Approval, error)
+	Reject(ctx context.Context, key, user, reason string) (sessions.Approval, error)
+	Audit(ctx context.Context, key, entry string) error
+}
+
+// CommitAuthor names the author of AutoHeal's commits (default: whoever the
+// token or app acts as).
+type CommitAuthor struct {
+	Name, Email string
+}
+
+// Credentials override the service's GitHub credentials for one request
+// (a thread's or channel's github_token / github_api_url settings).
+type Credentials struct {
+	APIURL string
+	Token  string
+}
+
+// Options configure a Service.
+type Options struct {
+	GitHub GitHubOptions
+	// Repo and Ref are used when a result names none.
+	Repo, Ref string
+	// BaseBranch is the pull requests' base (default: the investigated ref
+	// when it is a branch, else the repository's default branch).
+	BaseBranch string
+	// Store keeps approval records; required for Approve, Reject and CreateIssue.
+	Store ApprovalStore
+	// Approvers may approve (AUTOHEAL_APPROVERS); nobody may when empty.
+	Approvers Approvers
+	// Groups resolves user groups listed in Approvers.
+	Groups GroupResolver
+	// Redactor masks secrets in everything published (default redact.Default).
+	Redactor *redact.Redactor
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// BranchPrefix starts branch names (default "autoheal/").
+	BranchPrefix string
+	// CallTimeout bounds each GitHub call (default 20 s).
+	CallTimeout time.Duration
+	// MaxFileBytes bounds the files proposals read and write (default 1 MiB).
+	MaxFileBytes int
+	// Author of commits (default: the token's user or the app's bot).
+	Author *CommitAuthor
+	// Draft opens pull requests as drafts.
+	Draft bool
+	// IssueLabels label issues created for reports (default ["autoheal"]).
+	IssueLabels []string
+}
+
+// Service proposes fixes and runs the approval-gated pull-request flow. It
+// is safe for concurrent use, and several replicas may share one Redis and
+// one repository: every GitHub step is idempotent and resumable.
+type Service struct {
+	opts  Options
+	gh    *github.Client
+	store ApprovalStore
+	red   *redact.Redactor
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New builds a Service.
+func New(opts Options) (*Service, error) {
+	if opts.Redactor == nil {
+		opts.Redactor = redact.Default
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.BranchPrefix == "" {
+		opts.BranchPrefix = DefaultBranchPrefix
+	}
+	if !validBranchPrefix(opts.BranchPrefix) {
+		return nil, fmt.Errorf("remediate: branch prefix %q must be letters, digits, '-', '_', '.' and '/' ending in '/'", opts.BranchPrefix)
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = 20 * time.Second
+	}
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = maxFileBytes
+	}
+	if opts.IssueLabels == nil {
+		opts.IssueLabels = []string{"autoheal"}
+	}
+	if opts.Repo != "" {
+		if _, _, err := splitRepo(opts.Repo); err != nil {
+			return nil, fmt.Errorf("remediate: %w", err)
+		}
+	}
+	gh, err := newGitHubClient(opts.GitHub, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{opts: opts, gh: gh, store: opts.Store, red: opts.Redactor, log: opts.Logger.With("component", "remediate"), now: opts.Now}, nil
+}
+
+var branchPrefixRE = regexp.MustCompile(`^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/$`)
+
+func validBranchPrefix(p string) bool {
+	return branchPrefixRE.MatchString(p) && !strings.Contains(p, "..")
+}
+
+// repo returns a client for owner/name, with per-request credentials when given.
+func (s *Service) repo(full string, creds *Credentials) (*repoClient, error) {
+	owner, name, err := splitRepo(full)
+	if err != nil {
+		return nil, fmt.Errorf("remediate: %w", err)
+	}
+	c := s.gh
+	if creds != nil && (creds.Token != "" || creds.APIURL != "") {
+		o := s.opts.GitHub
+		if creds.Token != "" {
+			o.App, o.Token = nil, creds.Token
+		}
+		if creds.APIURL != "" {
+			o.APIURL = creds.APIURL
+		}
+		if c, err = newGitHubClient(o, s.now); err != nil {
+			return nil, err
+		}
+	}
+	return &repoClient{c: c, owner: owner, name: name, timeout: s.opts.CallTimeout}, nil
+}
+
+// Branch is the branch name the service uses for an issue key.
+func (s *Service) Branch(issueKey string) string {
+	return s.opts.BranchPrefix + slugWith(issueKey, s.red)
+}
+
+// Propose builds the proposal for a result, reading files through the
+// GitHub Contents API (see the package-level Propose for the rules).
+func (s *Service) Propose(ctx context.Context, res *investigate.HealResult) (*Proposal, error) {
+	return s.ProposeWith(ctx, res, nil)
+}
+
+// ProposeWith is Propose with per-request credentials.
+func (s *Service) ProposeWith(ctx context.Context, res *investigate.HealResult, creds *Credentials) (*Proposal, error) {
+	p, err := Propose(ctx, res, githubReader{s: s, creds: creds}, ProposeOptions{Repo: s.opts.Repo, Ref: s.opts.Ref, MaxFileBytes: s.opts.MaxFileBytes})
+	if err != nil {
+		return nil, fmt.Errorf("remediate: propose: %s", messageFor(err))
+	}
+	return p, nil
+}
+
+// ViewPatch returns the diff to show in the thread (secrets masked), or
+// the reason no change is offered.
+func (s *Service) ViewPatch(p *Proposal) string {
+	switch {
+	case p == nil:
+		return ReasonNilResult
+	case p.Diff != "":
+		return s.red.String(p.Diff)
+	case p.Ineligible != "":
+		return s.red.String(p.Ineligible)
+	}
+	return "No change is proposed."
+}
+
+// IssueReport is the Markdown report (title, body) for a result that gets
+// no pull request, secrets masked with the service's redactor.
+func (s *Service) IssueReport(res *investigate.HealResult) (title, body string) {
+	return issueReport(res, s.red)
+}
+
+// Status says how a request ended.
+type Status string
+
+// Statuses of an Outcome.
+const (
+	StatusCreated      Status = "created"      // the pull request (or issue) was opened now
+	StatusExisting     Status = "existing"     // it already existed (approved earlier, double click)
+	StatusInProgress   Status = "in_progress"  // another click or replica is opening it right now
+	StatusUnauthorized Status = "unauthorized" // the user may not approve; audited
+	StatusRejected     Status = "rejected"     // the fix was rejected (now or earlier)
+	StatusIneligible   Status = "ineligible"   // no pull request can be offered; Message says why
+	StatusFailed       Status = "failed"       // GitHub or Redis failed; Message says what, a retry resumes
+	StatusConverged    Status = "converged"    // re-fire: commented or committed on the open PR
+	StatusNoPR         Status = "no_pr"        // re-fire: no open PR for the key; nothing done
+)
+
+// Convergence says what a re-fire did to the open pull request.
+type Convergence string
+
+// Convergence actions.
+const (
+	ConvergedNone      Convergence = "none"
+	ConvergedCommented Convergence = "commented"
+	ConvergedCommitted Convergence = "committed"
+)
+
+// Outcome is the result of Approve, Reject, Refire or CreateIssue. Message
+// is for the thread and Ephemeral for the clicking user only; both are
+// already redacted and safe to post.
+type Outcome struct {
+	Status    Status
+	PRURL     string
+	PRNumber  int
+	Branch    string
+	CommitSHA string
+	Created   bool
+	Converged Convergence
+	IssueURL  string
+	Message   string
+	Ephemeral string
+	// Retryable: the same click may succeed later (RetryAt, when known).
+	Retryable bool
+	RetryAt   time.Time
+}
+
+// ApproveRequest is an Approve click.
+type ApproveRequest struct {
+	IssueKey string
+	User     string // Slack user id of the clicker
+	Result   *investigate.HealResult
+	// Proposal shown with the button; computed from Result when nil.
+	Proposal    *Proposal
+	ThreadURL   string
+	FireCount   int
+	Credentials *Credentials
+}
+
+// flowError is a failure with a message for the thread.
+type flowError struct {
+	msg       string
+	err       error
+	retryable bool
+}
+
+func (e *flowError) Error() string {
+	if e.err != nil {
+		return e.msg + ": " + e.err.Error()
+	}
+	return e.msg
+}
+func (e *flowError) Unwrap() error   { return e.err }
+func (e *flowError) Message() string { return e.msg }
+
+// ErrSecretInOutput is returned when something about to be published still
+// contains a secret after redaction; nothing is written.
+var ErrSecretInOutput = errors.New("refusing to publish text that contains a secret")
+
+// ErrLeaseLost is returned when another replica took over an approval.
+var ErrLeaseLost = sessions.ErrLeaseLost
+
+// messageFor renders any error of the flow for the thread.
+func messageFor(err error) string {
+	var m interface{ Message() string }
+	if errors.As(err, &m) {
+		return m.Message()
+	}
+	return "Something went wrong while talking to GitHub; click again to retry."
+}
+
+func retryInfo(err error) (bool, time.Time) {
+	var ge *GitHubError
+	if errors.As(err, &ge) {
+		return ge.Retryable(), ge.RetryAt
+	}
+	var fe *flowError
+	if errors.As(err, &fe) {
+		return fe.retryable, time.Time{}
+	}
+	return true, time.Time{}
+}
+
+// Authorize reports whether a Slack user may approve fixes.
+func (s *Service) Authorize(ctx context.Context, userID string) (bool, error) {
+	return authorize(ctx, s.opts.Approvers, s.opts.Groups, userID)
+}
+
+// refuse audits an unauthorized click and returns the texts to show.
+func (s *Service) refuse(ctx context.Context, key, user, action string) Outcome {
+	entry := fmt.Sprintf("unauthorized %s click by %s refused", action, user)
+	if err := s.store.Audit(ctx, key, entry); err != nil {
+		s.log.Warn("audit unauthorized click", "issue_key", key, "user", user, "err", err)
+	}
+	who := "Ask one of the approvers"
+	if m := s.opts.Approvers.Mentions(); m != "" {
+		who += ": " + m
+	} else {
+		who = "Nobody is configured yet: set " + ApproversEnv + " to Slack user or user group ids"
+	}
+	return Outcome{
+		Status:    StatusUnauthorized,
+		Ephemeral: fmt.Sprintf("Only approvers can %s AutoHeal fixes, and you are not one (directly or through a user group in %s). %s.", action, ApproversEnv, who),
+		Message:   fmt.Sprintf("<@%s> tried to %s the fix but is not an approver; the click was refused and recorded in the audit log.", user, action),
+	}
+}
+
+func (s *Service) checkRequest(key, user string) error {
+	if s.store == nil {
+		return errors.New("remediate: no approval store configured")
+	}
+	if strings.TrimSpace(key) == "" {
+		return errors.New("remediate: empty issue key")
+	}
+	if strings.TrimSpace(user) == "" {
+		return errors.New("remediate: empty user")
+	}
+	return nil
+}
+
+// Approve handles an Approve click: it checks the clicker is an approver
+// (auditing refusals), takes the approval record (double clicks and other
+// replicas get StatusInProgress or the existing PR), then opens exactly one
+// pull request for the issue key — resuming whatever a failed or crashed
+// attempt left behind. err is non-nil only with StatusFailed; the Outcome's
+// Message is then the text for the thread, and the next click resumes.
+func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, error) {
+	if err := s.checkRequest(req.IssueKey, req.User); err != nil {
+		return Outcome{Status: StatusFailed, Message: "This approval is incomplete and cannot be processed."}, err
+	}
+	key := req.IssueKey
+	log := s.log.With("issue_key", key, "user", req.User)
+	ok, err := s.Authorize(ctx, req.User)
+	if err != nil {
+		log.Warn("authorize approver", "err", err)
+		return s.finish(Outcome{Status: StatusFailed, Retryable: true,
+			Message: "Could not check whether you may approve (Slack user groups unavailable); try again."}), err
+	}
+	if !ok {
+		log.Info("unauthorized approve click")
+		return s.finish(s.refuse(ctx, key, req.User, "approve")), nil
+	}
+	if req.Result == nil {
+		return Outcome{Status: StatusFailed, Message: "The investigation result is no longer available; re-run the investigation."}, errors.New("remediate: approve without a result")
+	}
+	prop := req.Proposal
+	if prop == nil {
+		if prop, err = s.ProposeWith(ctx, req.Result, req.Credentials); err != nil {
+			return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not prepare the change: " + strings.TrimPrefix(err.Error(), "remediate: propose: ")}), err
+		}
+	}
+	if !prop.Eligible() {
+		return s.finish(Outcome{Status: StatusIneligible, Message: firstNonEmpty(prop.Ineligible, "No change is proposed.")}), nil
+	}
+	a, started, err := s.store.BeginApproval(ctx, key, req.User)
+	if err != nil {
+		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not record the approval (state store unavailable); try again."}), fmt.Errorf("remediate: begin approval %q: %w", key, err)
+	}
+	if !started {
+		return s.finish(notStarted(a)), nil
+	}
+	log.Info("approval started", "resume_after_step", a.Step, "branch", a.Branch)
+	out, err := s.openPR(ctx, a, prop, req)
+	if err != nil {
+		msg := messageFor(err)
+		retry, at := retryInfo(err)
+		if errors.Is(err, sessions.ErrLeaseLost) {
+			log.Warn("approval lease lost", "err", err)
+			return s.finish(Outcome{Status: StatusInProgress, Message: "Another AutoHeal replica took over opening this pull request."}), nil
+		}
+		log.Warn("approval failed", "err", err, "retryable", retry)
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, ferr := s.store.FailApproval(bctx, key, a.Lease, s.red.String(msg)); ferr != nil {
+			log.Warn("record approval failure", "err", ferr)
+		}
+		return s.finish(Outcome{Status: StatusFailed, Branch: out.Branch, Message: msg, Retryable: retry, RetryAt: at}), err
+	}
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := s.store.CompleteApproval(bctx, key, a.Lease, out.PRNumber, out.PRURL); err != nil {
+		// The pull request exists; the next click finds it by its branch.
+		log.Warn("complete approval", "err", err, "pr", out.PRNumber)
+	}
+	log.Info("pull request ready", "pr", out.PRNumber, "created", out.Created, "branch", out.Branch)
+	return s.finish(out), nil
+}
+
+// notStarted explains a click that found the approval busy or settled.
+func notStarted(a sessions.Approval) Outcome {
+	switch a.State {
+	case sessions.ApprovalApproved:
+		msg := fmt.Sprintf("This fix was already approved by <@%s>", a.By)
+		if a.PRNumber > 0 {
+			msg += fmt.Sprintf(": pull request #%d %s", a.PRNumber, a.PRURL)
+		}
+		return Outcome{Status: StatusExisting, PRURL: a.PRURL, PRNumber: a.PRNumber, Branch: a.Branch, Message: msg + "."}
+	case sessions.ApprovalRejected:
+		msg := fmt.Sprintf("This fix was rejected by <@%s>", a.By)
+		if a.Reason != "" {
+			msg += ": " + a.Reason
+		}
+		return Outcome{Status: StatusRejected, Message: msg + "."}
+	default:
+		return Outcome{Status: StatusInProgress, Branch: a.Branch,
+			Ephemeral: fmt.Sprintf("<@%s> already approved this fix; the pull request is being opened.", a.By)}
+	}
+}
+
+// finish masks secrets in the texts of an outcome.
+func (s *Service) finish(o Outcome) Outcome {
+	o.Message = s.red.String(o.Message)
+	o.Ephemeral = s.red.String(o.Ephemeral)
+	return o
+}
+
+// Reject handles a Reject click by an approver.
+func (s *Service) Reject(ctx context.Context, key, user, reason string) (Outcome, error) {
+	if err := s.checkRequest(key, user); err != nil {
+		return Outcome{Status: StatusFailed, Message: "This rejection is incomplete and cannot be processed."}, err
+	}
+	ok, err := s.Authorize(ctx, user)
+	if err != nil {
+		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not check whether you may reject (Slack user groups unavailable); try again."}), err
+	}
+	if !ok {
+		return s.finish(s.refuse(ctx, key, user, "reject")), nil
+	}
+	reason = oneLine(reason)
+	a, err := s.store.Reject(ctx, key, user, s.red.String(reason))
+	switch {
+	case errors.Is(err, sessions.ErrInvalidTransition):
+		switch a.State {
+		case sessions.ApprovalApproved:
+			return s.finish(Outcome{Status: StatusExisting, PRURL: a.PRURL, PRNumber: a.PRNumber,
+				Message: fmt.Sprintf("This fix was already approved by <@%s> (pull request #%d); close the pull request on GitHub to drop it.", a.By, a.PRNumber)}), nil
+		case sessions.ApprovalRejected:
+			return s.finish(Outcome{Status: StatusRejected, Message: fmt.Sprintf("This fix was already rejected by <@%s>.", a.By)}), nil
+		default:
+			return s.finish(Outcome{Status: StatusInProgress, Message: fmt.Sprintf("<@%s> approved this fix and the pull request is being opened; it can no longer be rejected here.", a.By)}), nil
+		}
+	case err != nil:
+		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not record the rejection (state store unavailable); try again."}), fmt.Errorf("remediate: reject %q: %w", key, err)
+	}
+	msg := fmt.Sprintf("<@%s> rejected the fix", user)
+	if reason != "" {
+		msg += ": " + reason
+	}
+	s.log.Info("fix rejected", "issue_key", key, "user", user)
+	return s.finish(Outcome{Status: StatusRejected, Message: msg + ". No pull request will be opened."}), nil
+}
+
+// baseBranch picks the pull request's base branch.
+func (s *Service) baseBranch(ctx context.Context, rc *repoClient, p *Proposal) (string, string, error) {
+	if s.opts.BaseBranch != "" {
+		sha, found, err := rc.branchSHA(ctx, opGetBase, s.opts.BaseBranch)
+		if err != nil {
+			return "", "", err
+		}
+		if !found {
+			return "", "", &GitHubError{Op: opGetBase, Kind: ErrorNotFound, Status: 404, Detail: "branch " + s.opts.BaseBranch}
+		}
+		return s.opts.BaseBranch, sha, nil
+	}
+	if p.Ref != "" && !commitish.MatchString(p.Ref) {
+		sha, found, err := rc.branchSHA(ctx, opGetBase, strings.TrimPrefix(p.Ref, "refs/heads/"))
+		if err != nil {
+			return "", "", err
+		}
+		if found {
+			return strings.TrimPrefix(p.Ref, "refs/heads/"), sha, nil
+		}
+	}
+	def, err := rc.defaultBranch(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	sha, found, err := rc.branchSHA(ctx, opGetBase, def)
+	if err != nil {
+		return "", "", err
+	}
+	if !found {
+		return "", "", &GitHubError{Op: opGetBase, Kind: ErrorNotFound, Status: 404, Detail: "branch " + def}
+	}
+	return def, sha, nil
+}
+
+var commitish = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+
+// filesAt re-validates a proposal against the base head: files unchanged
+// since the investigation are used as proposed, changed ones get the
+// change re-applied (or a clear refusal).
+func (s *Service) filesAt(ctx context.Context, rc *repoClient, base, baseSHA string, p *Proposal) ([]FileChange, map[string][]byte, string, error) {
+	out := make([]FileChange, 0, len(p.Files))
+	orig := map[string][]byte{}
+	note := ""
+	for _, f := range p.Files {
+		cur, sha, found, err := rc.readFile(ctx, baseSHA, f.Path)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if !found {
+			if f.BaseSHA == blobSHA(nil) {
+				out = append(out, f) // a new file, still new
+				continue
+			}
+			return nil, nil, "", &flowError{msg: fmt.Sprintf("%s no longer exists on %s; the change cannot be applied.", f.Path, base)}
+		}
+		orig[f.Path] = cur
+		if sha == f.BaseSHA {
+			out = append(out, f)
+			continue
+		}
+		next, err := p.reapply(f.Path, cur)
+		if errors.Is(err, ErrAlreadyApplied) || (err == nil && string(next) == string(cur)) {
+			return nil, nil, "", &flowError{msg: fmt.Sprintf("%s on %s already contains this change; no pull request is needed.", f.Path, base)}
+		}
+		if err != nil {
+			return nil, nil, "", &flowError{msg: fmt.Sprintf("%s changed on %s since the investigation and the change no longer applies: %s. Re-run the investigation.", f.Path, base, trimErr(err))}
+		}
+		out = append(out, FileChange{Path: f.Path, BaseSHA: sha, Content: next})
+		note = fmt.Sprintf("%s moved since the investigation; the change was re-applied on top of it.", base)
+	}
+	return out, orig, note, nil
+}
+
+// openPR runs the idempotent GitHub steps under the approval lease.
+func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposal, req ApproveRequest) (Outcome, error) {
+	key := req.IssueKey
+	branch := s.Branch(key)
+	if a.Branch != "" && strings.HasPrefix(a.Branch, s.opts.BranchPrefix) {
+		branch = a.Branch // resume on the branch an earlier attempt recorded
+	}
+	out := Outcome{Branch: branch}
+	rc, err := s.repo(prop.Repo, req.Credentials)
+	if err != nil {
+		return out, &flowError{msg: "The repository " + prop.Repo + " cannot be used.", err: err}
+	}
+	pc := prContext{ThreadURL: req.ThreadURL, ApprovedBy: req.User, FireCount: req.FireCount, IssueKey: key}
+	title := s.red.String(prop.Title)
+	if strings.TrimSpace(title) == "" {
+		title = "AutoHeal fix"
+	}
+	body := prBody(req.Result, prop, pc, s.red)
+	msg := commitMessage("autoheal: "+title, firstNonEmpty(req.Result.RootCause.Description, req.Result.Summary), pc, s.red)
+	for _, t := range []struct{ field, text string }{{"branch name", branch}, {"pull request title", title}, {"pull request body", body}, {"commit message", msg}} {
+		if err := s.scanText(t.field, t.text); err != nil {
+			return out, err
+		}
+	}
+	// Nothing is written before this point.
+	base, baseSHA, err := s.baseBranch(ctx, rc, prop)
+	if err != nil {
+		return out, err
+	}
+	files, orig, note, err := s.filesAt(ctx, rc, base, baseSHA, prop)
+	if err != nil {
+		return out, err
+	}
+	if err := s.scanFiles(files, orig); err != nil {
+		return out, err
+	}
+	step := func(st sessions.Step, upd sessions.StepUpdate) error {
+		_, err := s.store.RecordStep(ctx, key, a.Lease, st, upd)
+		return err
+	}
+	// An open pull request for the branch (a crash after it was created):
+	// make sure it carries the approved change and finish.
+	pr, err := rc.findOpenPR(ctx, branch)
+	if err != nil {
+		return out, err
+	}
+	if pr != nil {
+		sha, committed, err := s.ensureContent(ctx, rc, branch, pr.GetHead().GetSHA(), files, msg)
+		if err != nil {
+			return out, err
+		}
+		if err := step(sessions.StepPR, sessions.StepUpdate{Branch: branch, PRNumber: pr.GetNumber(), PRURL: pr.GetHTMLURL()}); err != nil {
+			return out, err
+		}
+		out.Status, out.PRNumber, out.PRURL, out.CommitSHA = StatusExisting, pr.GetNumber(), pr.GetHTMLURL(), sha
+		out.Message = fmt.Sprintf("Pull request #%d is open: %s", pr.GetNumber(), pr.GetHTMLURL())
+		if committed {
+			out.Converged = ConvergedCommitted
+			out.Message += " (updated with the approved change)"
+		}
+		return out, nil
+	}
+	// The branch: created pointing at our commit, or reused when it exists.
+	headSHA, exists, err := rc.branchSHA(ctx, opReadBranch, branch)
+	if err != nil {
+		return out, err
+	}
+	if !exists {
+		commit, err := rc.createCommit(ctx, baseSHA, files, msg, s.opts.Author)
+		if err != nil {
+			return out, err
+		}
+		switch err := rc.createBranch(ctx, branch, commit); {
+		case err == nil:
+			headSHA = commit
+		case errors.Is(err, errRefExists):
+			// Another attempt created it meanwhile: use what is there.
+			if headSHA, _, err = rc.branchSHA(ctx, opReadBranch, branch); err != nil {
+				return out, err
+			}
+			exists = true
+		default:
+			return out, err
+		}
+	}
+	if err := step(sessions.StepBranch, sessions.StepUpdate{Branch: branch}); err != nil {
+		return out, err
+	}
+	if exists {
+		if headSHA, _, err = s.ensureContent(ctx, rc, branch, headSHA, files, msg); err != nil {
+			return out, err
+		}
+	}
+	out.CommitSHA = headSHA
+	if err := step(sessions.StepCommit, sessions.StepUpdate{Branch: branch}); err != nil {
+		return out, err
+	}
+	// The pull request, unless one appeared meanwhile.
+	if pr, err = rc.findOpenPR(ctx, branch); err != nil {
+		return out, err
+	}
+	created := false
+	if pr == nil {
+		pr, err = rc.createPR(ctx, &github.NewPullRequest{
+			Title: github.String(title), Head: github.String(branch), Base: github.String(base),
+			Body: github.String(body), Draft: github.Bool(s.opts.Draft), MaintainerCanModify: github.Bool(true),
+		})
+		switch {
+		case err == nil:
+			created = true
+		case errors.Is(err, errPRExists):
+			if pr, err = rc.findOpenPR(ctx, branch); err != nil {
+				return out, err
+			}
+			if pr == nil {
+				return out, &flowError{msg: "GitHub says a pull request exists for " + branch + " but does not list it; try again.", retryable: true}
+			}
+		case errors.Is(err, errNoCommits):
+			return out, &flowError{msg: fmt.Sprintf("%s already contains this change; no pull request is needed.", base)}
+		default:
+			return out, err
+		}
+	}
+	if err := step(sessions.StepPR, sessions.StepUpdate{Branch: branch, PRNumber: pr.GetNumber(), PRURL: pr.GetHTMLURL()}); err != nil {
+		return out, err
+	}
+	out.PRNumber, out.PRURL, out.Created = pr.GetNumber(), pr.GetHTMLURL(), created
+	out.Status = StatusExisting
+	verb := "is open"
+	if created {
+		out.Status, verb = StatusCreated, "opened"
+	}
+	out.Message = fmt.Sprintf("<@%s> approved the fix: pull request #%d %s %s", req.User, pr.GetNumber(), verb, pr.GetHTMLURL())
+	if note != "" {
+		out.Message += "\n" + note
+	}
+	return out, nil
+}
+
+// ensureContent makes the branch (at head) carry files: nothing when it
+// already does, else one commit on top, fast-forwarded. It returns the
+// branch's head and whether a commit was added.
+func (s *Service) ensureContent(ctx context.Context, rc *repoClient, branch, head string, files []FileChange, msg string) (string, bool, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		has, err := rc.hasFiles(ctx, head, files)
+		if err != nil {
+			return "", false, err
+		}
+		if has {
+			return head, false, nil
+		}
+		commit, err := rc.createCommit(ctx, head, files, msg, s.opts.Author)
+		if err != nil {
+			return "", false, err
+		}
+		err = rc.fastForward(ctx, branch, commit)
+		if err == nil {
+			return commit, true, nil
+		}
+		if !errors.Is(err, errNotFastForward) {
+			return "", false, err
+		}
+		// The branch moved under us (another replica): look again.
+		var found bool
+		if head, found, err = rc.branchSHA(ctx, opReadBranch, branch); err != nil {
+			return "", false, err
+		}
+		if !found {
+			return "", false, &flowError{msg: "The branch " + branch + " was deleted while AutoHeal was updating it; click Approve again.", retryable: true}
+		}
+	}
+	return "", false, &flowError{msg: "The branch " + branch + " keeps moving; try again later.", retryable: true}
+}
+
+// RefireRequest is a re-fire of an incident whose fix may have a PR.
+type RefireRequest struct {
+	IssueKey    string
+	Result      *investigate.HealResult // the new investigation
+	ThreadURL   string
+	FireCount   int
+	At          time.Time // when it fired (default now)
+	Credentials *Credentials
+}
+
+// Refire converges an open pull request with a new investigation of the
+// same issue key: when the new proposal yields the content the PR already
+// has, it comments (fire count, time, thread) without a commit; when the
+// fix differs it adds exactly one incremental commit (or, when people
+// pushed their own commits to the branch, comments the new suggestion
+// instead of overwriting them). Without an open PR it does nothing: a
+// re-fire never opens a second pull request.
+func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error) {
+	key := strings.TrimSpace(req.IssueKey)
+	if key == "" || req.Result == nil {
+		return Outcome{Status: StatusFailed, Message: "This re-fire is incomplete and cannot be processed."}, errors.New("remediate: refire needs an issue key and a result")
+	}
+	log := s.log.With("issue_key", key)
+	repoName := firstNonEmpty(req.Result.Repo, s.opts.Repo)
+	if repoName == "" {
+		return Outcome{Status: StatusNoPR, Converged: ConvergedNone}, nil
+	}
+	rc, err := s.repo(repoName, req.Credentials)
+	if err != nil {
+		return Outcome{Status: StatusNoPR, Converged: ConvergedNone}, nil //nolint:nilerr // no usable repository: nothing to converge
+	}
+	branch := s.Branch(key)
+	if s.store != nil {
+		if a, err := s.store.GetApproval(ctx, key); err == nil && a.Branch != "" && strings.HasPrefix(a.Branch, s.opts.BranchPrefix) {
+			branch = a.Branch
+		}
+	}
+	out := Outcome{Status: StatusNoPR, Converged: ConvergedNone, Branch: branch}
+	fail := func(err error) (Outcome, error) {
+		retry, at := retryInfo(err)
+		out.Status, out.Message, out.Retryable, out.RetryAt = StatusFailed, "Could not update the pull request for this re-fire: "+messageFor(err), retry, at
+		log.Warn("refire failed", "err", err)
+		return s.finish(out), err
+	}
+	pr, err := rc.findOpenPR(ctx, branch)
+	if err != nil {
+		return fail(err)
+	}
+	if pr == nil {
+		return out, nil
+	}
+	out.PRNumber, out.PRURL = pr.GetNumber(), pr.GetHTMLURL()
+	at := req.At
+	if at.IsZero() {
+		at = s.now()
+	}
+	pc := prContext{ThreadURL: req.ThreadURL, FireCount: req.FireCount, IssueKey: key}
+	comment := func(same bool, note string) (Outcome, error) {
+		body := refireComment(pc, at, same, note, s.red)
+		if err := s.scanText("comment", body); err != nil {
+			return fail(err)
+		}
+		if _, err := rc.comment(ctx, pr.GetNumber(), body); err != nil {
+			return fail(err)
+		}
+		out.Status, out.Converged = StatusConverged, ConvergedCommented
+		return out, nil
+	}
+	res := *req.Result
+	res.Repo = repoName
+	prop, err := s.ProposeWith(ctx, &res, req.Credentials)
+	if err != nil {
+		return fail(err)
+	}
+	if !prop.Eligible() {
+		o, err := comment(false, "The new investigation does not propose a repository change: "+prop.Ineligible)
+		o.Message = fmt.Sprintf("Fired again; pull request #%d is still open. The new investigation proposes no change (%s).", pr.GetNumber(), prop.Ineligible)
+		return s.finish(o), err
+	}
+	head := pr.GetHead().GetSHA()
+	same, err := rc.hasFiles(ctx, head, prop.Files)
+	if err != nil {
+		return fail(err)
+	}
+	if same {
+		o, err := comment(true, "")
+		o.Message = fmt.Sprintf("Fired again; pull request #%d still applies (commented, no new commit): %s", pr.GetNumber(), pr.GetHTMLURL())
+		return s.finish(o), err
+	}
+	// The fix differs. Only push onto a branch whose commits are all ours.
+	msgs, err := rc.prCommitMessages(ctx, pr.GetNumber())
+	if err != nil {
+		return fail(err)
+	}
+	trailer := trailerIssueKey + oneLine(s.red.String(key))
+	for _, m := range msgs {
+		if !strings.Contains(m, trailer) {
+			note := "The new investigation proposes a different change, but this branch has commits that AutoHeal did not make, so it is not pushed. Suggested change:\n\n```diff\n" +
+				strings.ReplaceAll(prop.Diff, "```", "`\u200b``") + "```"
+			o, err := comment(false, note)
+			o.Message = fmt.Sprintf("Fired again with a different fix; pull request #%d has commits by others, so the new change was suggested in a comment instead of pushed: %s", pr.GetNumber(), pr.GetHTMLURL())
+			return s.finish(o), err
+		}
+	}
+	subject := "autoheal: update fix"
+	if req.FireCount > 0 {
+		subject = fmt.Sprintf("autoheal: update fix after fire #%d", req.FireCount)
+	}
+	detail := fmt.Sprintf("The incident fired again at %s and the new investigation proposes a different change.", at.UTC().Format("2006-01-02 15:04 UTC"))
+	if req.ThreadURL != "" {
+		detail += "\n\nSlack thread: " + req.ThreadURL
+	}
+	msg := commitMessage(subject, detail, pc, s.red)
+	if err := s.scanText("commit message", msg); err != nil {
+		return fail(err)
+	}
+	if err := s.scanFiles(prop.Files, nil); err != nil {
+		return fail(err)
+	}
+	sha, committed, err := s.ensureContent(ctx, rc, branch, head, prop.Files, msg)
+	if err != nil {
+		return fail(err)
+	}
+	out.CommitSHA = sha
+	out.Status = StatusConverged
+	if !committed {
+		out.Message = fmt.Sprintf("Fired again; pull request #%d already has the new fix: %s", pr.GetNumber(), pr.GetHTMLURL())
+		return s.finish(out), nil
+	}
+	out.Converged = ConvergedCommitted
+	out.Message = fmt.Sprintf("Fired again with a different fix; one commit (%s) was added to pull request #%d: %s", shortSHA(sha), pr.GetNumber(), pr.GetHTMLURL())
+	log.Info("refire committed", "pr", pr.GetNumber(), "commit", sha)
+	return s.finish(out), nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}
