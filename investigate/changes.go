@@ -196,3 +196,121 @@ func (ev *evidence) relatedCode(f Finding, c *candidate) bool {
 	}
 	return true
 }
+
+var fieldNameREs = []*regexp.Regexp{
+	regexp.MustCompile(`\b([A-Za-z_][A-Za-z0-9_]{1,40})(?:\[\d+\])?\s*:?\s+(?:must|should)\s+(?:not\s+)?(?:be|match|have)\b`),
+	regexp.MustCompile(`(?i)(?:field|property|column|attribute|key|parameter)\s+['"\x60]?([A-Za-z_][A-Za-z0-9_.]{1,40})['"\x60]?`),
+	regexp.MustCompile(`['"\x60]([A-Za-z_][A-Za-z0-9_]{1,40})['"\x60]\s+(?:is\s+)?(?:required|missing|invalid|null)`),
+	regexp.MustCompile(`(?i)missing\s+(?:required\s+)?(?:field|property|key)?\s*['"\x60]?([A-Za-z_][A-Za-z0-9_]{1,40})`),
+}
+
+var validationCodeRE = regexp.MustCompile(`@(?:Matches|Pattern|Is[A-Z]\w*|NotNull|NotBlank|Valid|Size|Length|Min|Max|Email)\b|\bregex|Regex|\bpattern\b|validate|Validator|\bz\.\w+\(|Joi\.|json:"|jsonProperty|JsonProperty|@SerializedName|serde\(rename|alias=`)
+
+// validationFields returns the field names and literal messages validation
+// failures carry ("phone must be a valid phone number" -> phone).
+func validationFields(c *candidate) (fields, messages []string) {
+	seen := map[string]bool{}
+	for _, f := range c.Support {
+		for _, text := range []string{f.Quote, f.Attrs["causes"], f.Attrs["detail"]} {
+			if text == "" {
+				continue
+			}
+			for _, re := range fieldNameREs {
+				for _, m := range re.FindAllStringSubmatch(text, 6) {
+					n := strings.ToLower(m[1])
+					if len(n) < 3 || stopField[n] || seen[n] {
+						continue
+					}
+					seen[n] = true
+					fields = append(fields, m[1])
+				}
+			}
+		}
+		if q := strings.TrimSpace(f.Quote); len(q) >= 20 {
+			messages = append(messages, q)
+		}
+	}
+	return fields, messages
+}
+
+var stopField = map[string]bool{"value": true, "this": true, "the": true, "that": true, "request": true, "body": true, "input": true, "data": true, "object": true, "field": true, "message": true, "record": true, "error": true, "it": true, "id": false}
+
+// normField compares field names across naming styles: customerId, customer_id, customer-id.
+func normField(s string) string {
+	return strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(s))
+}
+
+// validationChange finds the recent code change behind validation failures:
+// a changed line that contains the failing message itself, or that renames
+// or constrains the field the failures name (a producer renaming a JSON
+// field breaks its consumers). It returns the change and the service that
+// owns the changed file.
+func (ev *evidence) validationChange(c *candidate) (changeLine, string, bool) {
+	fields, messages := validationFields(c)
+	if len(fields) == 0 && len(messages) == 0 {
+		return changeLine{}, "", false
+	}
+	var lines []changeLine
+	for _, f := range ev.findings {
+		if f.Kind != KindChangeCorrelation || f.File == "" {
+			continue
+		}
+		if !ev.onset.IsZero() && (f.Time.After(ev.onset.Add(5*time.Minute)) || ev.onset.Sub(f.Time) > 48*time.Hour) {
+			continue
+		}
+		for _, attr := range []string{"added", "removed"} {
+			for _, row := range strings.Split(f.Attrs[attr], "\n") {
+				i := strings.IndexByte(row, ':')
+				if i <= 0 {
+					continue
+				}
+				n, err := strconv.Atoi(row[:i])
+				if err != nil {
+					continue
+				}
+				lines = append(lines, changeLine{change: f, line: n, text: row[i+1:]})
+			}
+		}
+	}
+	owner := func(file string) string {
+		for _, k := range ev.known {
+			if ev.relatedTo(Finding{File: file}, k) {
+				return k
+			}
+		}
+		return c.Service
+	}
+	// 1. The failing message appears verbatim in the change.
+	for _, l := range lines {
+		for _, m := range messages {
+			core := messageCore(m)
+			if len(core) >= 15 && strings.Contains(strings.ToLower(l.text), strings.ToLower(core)) {
+				return l, owner(l.change.File), true
+			}
+		}
+	}
+	// 2. A changed field declaration or constraint naming the failing field.
+	for _, l := range lines {
+		if !validationCodeRE.MatchString(l.text) {
+			continue
+		}
+		nl := normField(l.text)
+		for _, fld := range fields {
+			if nf := normField(fld); len(nf) >= 3 && strings.Contains(nl, nf) {
+				return l, owner(l.change.File), true
+			}
+		}
+	}
+	return changeLine{}, "", false
+}
+
+// messageCore strips a validation message to its human part: the text
+// after the last "Exception:"/"Error:" prefix and log framing.
+func messageCore(m string) string {
+	for _, sep := range []string{"Exception: ", "Error: ", "error: ", "message\":\"", "\": "} {
+		if i := strings.LastIndex(m, sep); i >= 0 {
+			m = m[i+len(sep):]
+		}
+	}
+	return strings.Trim(strings.TrimSpace(m), `"'[]{}.`)
+}

@@ -35,6 +35,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
 			return BucketCodeBug // the parser/validator changed just before: the code is wrong, not the data
 		}
+		if _, _, ok := ev.validationChange(c); ok {
+			return BucketCodeBug // a change to a constraint or a field name made valid data fail
+		}
 		return BucketBadData
 	case ErrNullPointer, ErrRuntime:
 		// Failures that follow a few specific records while the failing code

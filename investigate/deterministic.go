@@ -233,6 +233,12 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
 			leak, hasLeak = ev.leakChange(c)
 		}
+		if c.ErrorType == ErrDataValidation && anchorPath == "" {
+			var owner string
+			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
+				rc.Service = owner // the producer whose change broke the contract
+			}
+		}
 	case BucketInfrastructure:
 		cfg, hasCfg = ev.configChange(c)
 		if !hasCfg {

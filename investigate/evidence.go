@@ -53,6 +53,9 @@ func TextFinding(kind FindingKind, family Family, service, text string, at time.
 		Exception: ExceptionType(text),
 		Quote:     Quote(errorLine(text, s), 200),
 	}
+	if causes := causeLines(text); causes != "" {
+		f.Attrs = map[string]string{"causes": causes}
+	}
 	f.Frames = ParseStack(text)
 	if top, ok := TopAppFrame(f.Frames); ok {
 		f.File, f.Line, f.Function = top.File, top.Line, top.Function
@@ -103,4 +106,17 @@ func Template(s string) string {
 	s = hexRE.ReplaceAllString(s, "<hex>")
 	s = numRE.ReplaceAllString(s, "<n>")
 	return s
+}
+
+var causedByRE = regexp.MustCompile(`(?m)^\s*(?:Caused by:|---> |\[CIRCULAR REFERENCE|During handling of the above exception)\s*(.{4,300})$`)
+
+// causeLines keeps the "Caused by:" chain of a stack trace: the innermost
+// cause often names the field or record that failed.
+func causeLines(text string) string {
+	text = strings.ReplaceAll(text, `\n`, "\n")
+	var out []string
+	for _, m := range causedByRE.FindAllStringSubmatch(text, 4) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	return strings.Join(out, "\n")
 }

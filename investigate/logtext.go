@@ -10,7 +10,7 @@ import (
 var messageKeys = []string{"msg", "message", "Message", "@m", "@mt", "log", "text", "event", "MessageTemplate", "RenderedMessage"}
 
 // errorKeys hold error details: nested objects are flattened.
-var errorKeys = []string{"error", "err", "exception", "Exception", "@x", "exc_info", "stack", "stack_trace", "stacktrace", "trace", "error.message", "error.stack", "error_message", "reason", "cause", "detail"}
+var errorKeys = []string{"error", "err", "exception", "Exception", "@x", "exc_info", "stack", "stack_trace", "stacktrace", "trace", "error.message", "error.stack", "error_message", "reason", "cause", "detail", "details", "errors", "violations", "response", "validation"}
 
 var levelKeys = []string{"level", "severity", "lvl", "LogLevel", "@l", "levelname", "log.level", "Level"}
 
@@ -69,7 +69,7 @@ func flatten(v any, depth int) []string {
 	case map[string]any:
 		var out []string
 		// type before message before stack keeps "TypeError: msg\n at ..." order.
-		for _, k := range []string{"type", "Type", "ClassName", "kind", "message", "Message", "msg", "code", "stack", "StackTrace", "stacktrace", "stack_trace", "cause", "InnerException"} {
+		for _, k := range []string{"type", "Type", "ClassName", "kind", "message", "Message", "msg", "code", "field", "path", "constraint", "stack", "StackTrace", "stacktrace", "stack_trace", "cause", "InnerException", "errors", "details"} {
 			if x, ok := t[k]; ok {
 				out = append(out, flatten(x, depth+1)...)
 			}

@@ -61,7 +61,7 @@ func AddedLines(patch string, limit int) string {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(l, "+"):
+		case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
 			if len(out) < limit {
 				text := strings.TrimPrefix(l, "+")
 				if len(text) > 200 {
@@ -71,6 +71,37 @@ func AddedLines(patch string, limit int) string {
 			}
 			newLine++
 		case strings.HasPrefix(l, "-"):
+		default:
+			newLine++
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// RemovedLines returns up to limit removed lines of a unified diff as
+// "line:text" rows, line being where the removal happened in the new file.
+func RemovedLines(patch string, limit int) string {
+	var out []string
+	newLine := 0
+	for _, l := range strings.Split(patch, "\n") {
+		if m := hunkRE.FindStringSubmatch(l); m != nil {
+			newLine, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if newLine == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
+			if len(out) < limit {
+				text := strings.TrimPrefix(l, "-")
+				if len(text) > 200 {
+					text = text[:200]
+				}
+				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
+			}
+		case strings.HasPrefix(l, "+"):
+			newLine++
 		default:
 			newLine++
 		}
@@ -186,7 +217,7 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 				Kind: investigate.KindChangeCorrelation, Family: investigate.FamilyChanges,
 				File: f.GetFilename(), Time: date, LastTime: date, Count: 1,
 				Quote: fmt.Sprintf("%s %s", shortSHA(d.GetSHA()), investigate.Quote(msg, 120)),
-				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 40),
+				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 40), "removed": RemovedLines(f.GetPatch(), 20),
 					"status": f.GetStatus(), "author": cm.GetAuthor().GetName(), "message": investigate.Quote(msg, 300)},
 			})
 		}

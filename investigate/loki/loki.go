@@ -323,6 +323,9 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 				f.Attrs = map[string]string{}
 			}
 			f.Attrs["level"] = level
+			if f.Attrs["causes"] == "" && len(text) > len(f.Quote)+20 {
+				f.Attrs["detail"] = investigate.Quote(strings.ReplaceAll(text, "\n", " | "), 400)
+			}
 			if pod := st.Stream["pod"]; pod != "" {
 				f.Attrs["pod"] = pod
 			}
