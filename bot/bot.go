@@ -1,0 +1,266 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// Investigator runs one investigation with an engine the bot built (its
+// capabilities from the session, its observer feeding the thread). The
+// default calls e.Investigate, the deterministic planner; an LLM planner
+// plugs in here and calls the same tools through e.
+type Investigator interface {
+	Investigate(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error)
+}
+
+// InvestigatorFunc adapts a function to Investigator.
+type InvestigatorFunc func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error)
+
+// Investigate calls f.
+func (f InvestigatorFunc) Investigate(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
+	return f(ctx, e, issue)
+}
+
+// deterministic is the default Investigator.
+var deterministic = InvestigatorFunc(func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
+	return e.Investigate(ctx, issue)
+})
+
+// ExtraCapabilities builds capabilities beyond capset's (Kubernetes over
+// MCP, …) from a resolved session; close releases them after the job.
+type ExtraCapabilities func(ctx context.Context, cfg map[string]string) (caps []investigate.Capability, close func(), err error)
+
+// Options configure a Bot. Slack, Store and Queue are required.
+type Options struct {
+	// Slack is the client: bot token for the Web API and the app-level
+	// token (slack.OptionAppLevelToken) for Socket Mode.
+	Slack *slack.Client
+	// API overrides the Web API calls (tests wrap Slack to observe them);
+	// default Slack.
+	API   SlackAPI
+	Store *sessions.Store
+	Queue *sessions.Queue
+	// Env holds the environment fallbacks of the settings, by setting name
+	// (config.Keys' Env variables read by the caller).
+	Env map[string]string
+
+	// Investigator replaces the deterministic planner.
+	Investigator Investigator
+	// PlannerName is shown by /autoheal status (default "deterministic").
+	PlannerName string
+	// Extra builds additional capabilities per job (optional).
+	Extra ExtraCapabilities
+	// Remediator opens pull requests; nil disables Approve.
+	Remediator Remediator
+	// Approvers authorizes Approve and Reject clicks; nil authorizes nobody.
+	Approvers Authorizer
+	// MinBand is the least confidence band that offers Approve (default MEDIUM).
+	MinBand investigate.Band
+
+	// EventWorkers bounds event handlers running at once (default 16);
+	// EventQueue bounds acknowledged events waiting for one (default 1024).
+	EventWorkers int
+	EventQueue   int
+	// EventTimeout bounds one event handler (default 30 s).
+	EventTimeout time.Duration
+	// DedupeTTL is how long an event id is remembered (default 6 h; Slack
+	// retries for about an hour).
+	DedupeTTL time.Duration
+	// NoWorker leaves the queue to other replicas: this one only answers
+	// Slack.
+	NoWorker bool
+	// DrainTimeout bounds the wait for running event handlers on shutdown
+	// (default 25 s; the queue has its own).
+	DrainTimeout time.Duration
+
+	// EngineDeadline bounds one investigation (default 60 s); ToolTimeout
+	// one tool call (default 20 s).
+	EngineDeadline time.Duration
+	ToolTimeout    time.Duration
+	// UpdateInterval is the least time between two edits of a progress
+	// message (default 3 s).
+	UpdateInterval time.Duration
+	// ReconnectMin and ReconnectMax bound the backoff between Socket Mode
+	// runs (defaults 1 s and 2 min).
+	ReconnectMin time.Duration
+	ReconnectMax time.Duration
+
+	// Now is the investigations' clock: the end of the window an issue is
+	// investigated in (default time.Now; the demo uses the scenario's clock).
+	Now func() time.Time
+	// Clock paces progress updates (default the real clock).
+	Clock Clock
+	// HTTPClient posts to response URLs (default a client with a 10 s timeout).
+	HTTPClient *http.Client
+	// BotUserID is the bot's user id; default from auth.test at Run.
+	BotUserID string
+	Redactor  *redact.Redactor
+	Logger    *slog.Logger
+}
+
+// Bot answers Slack and runs investigations.
+type Bot struct {
+	o   Options
+	api SlackAPI
+	log *slog.Logger
+
+	botUserID atomic.Value // string
+	connected atomic.Bool
+	pool      *pool
+
+	runMu   sync.Mutex
+	running bool
+}
+
+// New checks opts and returns a Bot; call Run.
+func New(o Options) (*Bot, error) {
+	if o.Slack == nil && o.API == nil {
+		return nil, errors.New("bot: a Slack client is required")
+	}
+	if o.Store == nil || o.Queue == nil {
+		return nil, errors.New("bot: a sessions store and queue are required")
+	}
+	if o.API == nil {
+		o.API = o.Slack
+	}
+	if o.Investigator == nil {
+		o.Investigator = deterministic
+		if o.PlannerName == "" {
+			o.PlannerName = "deterministic"
+		}
+	}
+	if o.MinBand == "" {
+		o.MinBand = investigate.BandMedium
+	}
+	if _, ok := investigate.ParseBand(string(o.MinBand)); !ok {
+		return nil, fmt.Errorf("bot: minimum band %q: want LOW, MEDIUM or HIGH", o.MinBand)
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if o.EventWorkers <= 0 {
+		o.EventWorkers = 16
+	}
+	if o.EventQueue <= 0 {
+		o.EventQueue = 1024
+	}
+	def(&o.EventTimeout, 30*time.Second)
+	def(&o.DedupeTTL, 6*time.Hour)
+	def(&o.DrainTimeout, 25*time.Second)
+	def(&o.EngineDeadline, 60*time.Second)
+	def(&o.ToolTimeout, 20*time.Second)
+	def(&o.UpdateInterval, DefaultUpdateInterval)
+	def(&o.ReconnectMin, time.Second)
+	def(&o.ReconnectMax, 2*time.Minute)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if o.Redactor == nil {
+		o.Redactor = redact.Default
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot")}
+	b.botUserID.Store(o.BotUserID)
+	b.pool = newPool(o.EventWorkers, o.EventQueue, b.log)
+	return b, nil
+}
+
+// BotUserID returns the bot's Slack user id ("" before Run learned it).
+func (b *Bot) BotUserID() string { v, _ := b.botUserID.Load().(string); return v }
+
+// Connected reports whether a Socket Mode connection is open.
+func (b *Bot) Connected() bool { return b.connected.Load() }
+
+// ErrSlackAuth wraps Slack's answer when the tokens are not usable.
+var ErrSlackAuth = errors.New("bot: Slack rejected the credentials")
+
+// Run connects to Slack (Socket Mode), answers events and, unless
+// NoWorker, runs queued investigations, until ctx ends or Slack rejects the
+// tokens. On shutdown it stops reading events, then drains the running
+// handlers and jobs within their deadlines.
+func (b *Bot) Run(ctx context.Context) error {
+	b.runMu.Lock()
+	if b.running {
+		b.runMu.Unlock()
+		return errors.New("bot: already running")
+	}
+	b.running = true
+	b.runMu.Unlock()
+	if b.o.Slack == nil {
+		return errors.New("bot: Run needs Options.Slack for Socket Mode")
+	}
+	if b.BotUserID() == "" {
+		actx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		var id string
+		err := withRetry(actx, retryPolicy{Attempts: 5}, func(ctx context.Context) error {
+			res, err := b.api.AuthTestContext(ctx)
+			if err == nil {
+				id = res.UserID
+			}
+			return err
+		})
+		cancel()
+		if err != nil {
+			if IsAuthError(err) {
+				return fmt.Errorf("%w: auth.test: %s", ErrSlackAuth, b.o.Redactor.String(err.Error()))
+			}
+			return fmt.Errorf("bot: auth.test: %s", b.o.Redactor.String(err.Error()))
+		}
+		b.botUserID.Store(id)
+	}
+	b.log.Info("bot starting", "bot_user_id", b.BotUserID(), "event_workers", b.o.EventWorkers, "worker", !b.o.NoWorker)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Handlers outlive ctx until the drain deadline.
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+	b.pool.start(workCtx, b.o.EventTimeout)
+
+	var wg sync.WaitGroup
+	var socketErr, queueErr error
+	wg.Go(func() {
+		socketErr = b.runSocketMode(runCtx)
+		if socketErr != nil {
+			cancel() // fatal: stop the worker too
+		}
+	})
+	if !b.o.NoWorker {
+		wg.Go(func() {
+			queueErr = b.o.Queue.Run(runCtx, b.HandleJob)
+		})
+	}
+	wg.Wait()
+	if !b.pool.drain(b.o.DrainTimeout) {
+		b.log.Warn("event handlers still running at the drain deadline; abandoning them")
+	}
+	stopWork()
+	b.log.Info("bot stopped")
+	if errors.Is(queueErr, sessions.ErrDrainTimeout) {
+		b.log.Warn("investigations still running at the drain deadline were handed to other replicas", "err", queueErr)
+		queueErr = nil
+	}
+	return errors.Join(socketErr, queueErr)
+}

@@ -1,0 +1,143 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// handleCommand answers /autoheal: help, status, config.
+func (b *Bot) handleCommand(ctx context.Context, cmd slack.SlashCommand) {
+	log := b.log.With("command", cmd.Command, "channel", cmd.ChannelID, "user", cmd.UserID)
+	if !channelIDRE.MatchString(cmd.ChannelID) {
+		log.Warn("slash command without a usable channel ignored")
+		return
+	}
+	sub, rest, _ := strings.Cut(strings.TrimSpace(truncateBytes(cmd.Text, maxMessageBytes)), " ")
+	switch strings.ToLower(sub) {
+	case "", "help":
+		b.respond(ctx, cmd.ResponseURL, render.Help(), "help")
+	case "status":
+		b.respond(ctx, cmd.ResponseURL, b.status(ctx, cmd.ChannelID), "status")
+	case "config", "set":
+		rest = strings.TrimSpace(rest)
+		if rest == "" {
+			b.openChannelConfig(ctx, cmd, log)
+			return
+		}
+		parsed := ParseAssignments(rest)
+		out := b.saveSettings(ctx, sessions.ChannelScope(cmd.ChannelID), parsed.Settings, parsed.Problems)
+		b.respond(ctx, cmd.ResponseURL, settingsReply(out, "this channel", false), "config reply")
+	default:
+		// The word is not echoed: it may be a secret typed by mistake.
+		m := text("Unknown subcommand. Use `/autoheal config key=value …`, `/autoheal status` or `/autoheal help`.")
+		b.respond(ctx, cmd.ResponseURL, m, "unknown subcommand")
+	}
+}
+
+// openChannelConfig opens the settings modal for the whole channel.
+func (b *Bot) openChannelConfig(ctx context.Context, cmd slack.SlashCommand, log *slog.Logger) {
+	resolved, err := b.resolve(ctx, cmd.ChannelID, "")
+	if err != nil {
+		log.Warn("settings unavailable", "err", err)
+		b.respond(ctx, cmd.ResponseURL, text(":warning: Settings are unavailable right now; try again in a moment."), "config error")
+		return
+	}
+	v, err := channelConfigModal(renderSettings(resolved), cmd.ChannelID)
+	if err == nil {
+		err = b.openView(ctx, cmd.TriggerID, v)
+	}
+	if err != nil {
+		log.Warn("config modal not opened", "err", err)
+		b.respond(ctx, cmd.ResponseURL, text("I could not open the settings form; use `/autoheal config key=value …` instead."), "config error")
+	}
+}
+
+func (b *Bot) openView(ctx context.Context, triggerID string, v slack.ModalViewRequest) error {
+	if err := render.ValidateModal(v); err != nil {
+		return err
+	}
+	// A trigger id is valid for 3 s: no retries beyond that.
+	_, err := b.api.OpenViewContext(ctx, triggerID, v)
+	return err
+}
+
+// statusCapabilities reports which families the channel's settings enable.
+func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []render.CapabilityStatus {
+	var extra []investigate.Capability
+	var extraErr string
+	if b.o.Extra != nil {
+		ectx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		caps, closeFn, err := b.o.Extra(ectx, cfg)
+		cancel()
+		if err != nil {
+			extraErr = b.o.Redactor.String(err.Error())
+		} else {
+			extra = caps
+			if closeFn != nil {
+				defer closeFn()
+			}
+		}
+	}
+	e := investigate.New(investigate.Options{Capabilities: capset.FromConfig(cfg, capset.Options{Extra: extra})})
+	down := map[investigate.Family]investigate.Unavailable{}
+	for _, u := range e.Unavailable() {
+		down[u.Family] = u
+	}
+	var out []render.CapabilityStatus
+	for _, f := range []investigate.Family{investigate.FamilyTraces, investigate.FamilyLogs, investigate.FamilyMetrics,
+		investigate.FamilyChanges, investigate.FamilySource, investigate.FamilyK8s} {
+		u, isDown := down[f]
+		if f == investigate.FamilyK8s && isDown && extraErr != "" {
+			u.Reason = extraErr
+		}
+		out = append(out, render.CapabilityStatus{Family: f, Available: !isDown, Kind: u.Kind, Reason: u.Reason})
+	}
+	return out
+}
+
+// status renders /autoheal status for a channel.
+func (b *Bot) status(ctx context.Context, channel string) render.Message {
+	resolved, err := b.resolve(ctx, channel, "")
+	if err != nil {
+		b.log.Warn("status: settings unavailable", "err", err)
+		return text(":warning: Settings are unavailable right now (the session store does not answer); try again in a moment.")
+	}
+	view := render.StatusView{
+		Settings:     renderSettings(resolved),
+		Capabilities: b.statusCapabilities(ctx, values(resolved)),
+		Planner:      b.o.PlannerName,
+	}
+	if d, err := b.o.Queue.Depth(ctx); err == nil {
+		view.QueueDepth = int(d.Stream)
+		view.DeadLetterCount = int(d.Dead)
+	} else {
+		b.log.Warn("status: queue depth unavailable", "err", err)
+	}
+	if dls, err := b.o.Queue.DeadLetters(ctx, 5); err == nil {
+		for _, dl := range dls {
+			view.DeadLetters = append(view.DeadLetters, render.DeadLetter{
+				JobID: dl.Job.ID, Issue: b.o.Redactor.String(jobIssueText(dl.Job)), Reason: b.o.Redactor.String(dl.Error),
+				At: dl.FailedAt, Attempts: dl.Attempts,
+			})
+		}
+	}
+	return render.Status(view)
+}
+
+func jobIssueText(j sessions.Job) string {
+	var p InvestigationJob
+	if j.Kind != JobKindInvestigate || json.Unmarshal(j.Payload, &p) != nil {
+		return j.Kind
+	}
+	return truncateRunes(p.Issue.Text, 80)
+}

@@ -1,0 +1,453 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/config"
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// Limits of interaction handling.
+const (
+	maxActionsPerClick = 5
+	approveTimeout     = 3 * time.Minute
+	approveLockTTL     = 10 * time.Minute
+	// rejectBlockID is the block of render.RejectModal's reason input.
+	rejectBlockID = "reject_reason"
+)
+
+// handleBlockActions dispatches button clicks on AutoHeal's messages.
+func (b *Bot) handleBlockActions(ctx context.Context, cb slack.InteractionCallback) {
+	user := cb.User.ID
+	for i, a := range cb.ActionCallback.BlockActions {
+		if i == maxActionsPerClick {
+			break
+		}
+		if a == nil || !strings.HasPrefix(a.ActionID, "autoheal_") {
+			continue
+		}
+		log := b.log.With("action", a.ActionID, "user", user)
+		v, err := render.DecodeActionValue(a.Value)
+		if err != nil {
+			log.Warn("button with an invalid value ignored", "err", err)
+			b.ephemeral(ctx, cb.Channel.ID, user, cb.Container.ThreadTs, text("This button is no longer valid."), "invalid button")
+			continue
+		}
+		if cb.Channel.ID != "" && cb.Channel.ID != v.Channel {
+			log.Warn("button value names another channel; ignored", "channel", cb.Channel.ID, "value_channel", v.Channel)
+			continue
+		}
+		log = log.With("channel", v.Channel, "thread_ts", v.ThreadTS, "job_id", v.JobID)
+		switch a.ActionID {
+		case render.ActionConfigure:
+			b.openThreadConfig(ctx, cb, v, log)
+		case render.ActionReinvestigate:
+			b.reinvestigate(ctx, cb, a, v, log)
+		case render.ActionViewPatch:
+			b.viewPatch(ctx, user, v, log)
+		case render.ActionApprove:
+			b.approve(ctx, cb, v, log)
+		case render.ActionReject:
+			b.openReject(ctx, cb, v, log)
+		default:
+			b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This action is not available."), "unknown action")
+		}
+	}
+}
+
+// openThreadConfig opens the settings modal scoped to the button's thread.
+func (b *Bot) openThreadConfig(ctx context.Context, cb slack.InteractionCallback, v render.ActionValue, log *slog.Logger) {
+	resolved, err := b.resolve(ctx, v.Channel, v.ThreadTS)
+	if err != nil {
+		log.Warn("settings unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, cb.User.ID, v.ThreadTS, text(":warning: Settings are unavailable right now; try again in a moment."), "config error")
+		return
+	}
+	modal, err := render.ConfigModal(renderSettings(resolved), render.Meta{Channel: v.Channel, ThreadTS: v.ThreadTS})
+	if err == nil {
+		err = b.openView(ctx, cb.TriggerID, modal)
+	}
+	if err != nil {
+		log.Warn("config modal not opened", "err", err)
+		b.ephemeral(ctx, v.Channel, cb.User.ID, v.ThreadTS, text("I could not open the settings form; add settings as `key: value` lines in a mention instead."), "config error")
+	}
+}
+
+// reinvestigate starts a fresh investigation of the same issue in the thread.
+func (b *Bot) reinvestigate(ctx context.Context, cb slack.InteractionCallback, a *slack.BlockAction, v render.ActionValue, log *slog.Logger) {
+	first, err := b.o.Store.FirstSeen(ctx, "slack-action:"+v.Channel+":"+a.ActionTs+":"+cb.User.ID, b.o.DedupeTTL)
+	if err != nil || !first {
+		if err != nil {
+			log.Error("re-investigate not handled: de-duplication unavailable", "err", err)
+		}
+		return
+	}
+	doc, err := b.loadDoc(ctx, v.JobID)
+	if err != nil {
+		log.Info("re-investigate: original result unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, cb.User.ID, v.ThreadTS, text("The original investigation has expired; mention me with the issue to investigate again."), "reinvestigate expired")
+		return
+	}
+	issue := doc.Job.Issue
+	issue.Start, issue.End = time.Time{}, time.Time{} // a fresh window ending now
+	b.startInvestigation(ctx, newJobID("r-"), v.Channel, v.ThreadTS, cb.User.ID, issue, log)
+}
+
+// viewPatch posts the whole proposed change in the thread.
+func (b *Bot) viewPatch(ctx context.Context, user string, v render.ActionValue, log *slog.Logger) {
+	doc, err := b.loadDoc(ctx, v.JobID)
+	if err != nil {
+		log.Info("view patch: result unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; re-investigate to get a fresh patch."), "patch expired")
+		return
+	}
+	msgs := render.PatchMessages(withManifestDiff(doc.Result), true)
+	if len(msgs) == 0 {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result proposes no change to a repository."), "no patch")
+		return
+	}
+	b.postAll(ctx, v.Channel, v.ThreadTS, msgs, "patch")
+}
+
+// withManifestDiff shows a manifest edit as a one-line diff so that View
+// patch has something to show for infrastructure fixes.
+func withManifestDiff(r *investigate.HealResult) *investigate.HealResult {
+	m := r.Fix.ManifestEdit
+	if r.Fix.Patch != nil || m == nil {
+		return r
+	}
+	cp := *r
+	key := m.Path
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		key = key[i+1:]
+	}
+	diff := fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -%d +%d @@\n-  %s: %s\n+  %s: %s\n", m.File, m.File, m.Line, m.Line, key, m.OldValue, key, m.NewValue)
+	cp.Fix.Patch = &investigate.Patch{File: m.File, Diff: diff, Explanation: m.Reason}
+	return &cp
+}
+
+// authorize checks an approver and, when refused, tells the user and
+// leaves an audit line in the thread.
+func (b *Bot) authorize(ctx context.Context, user, verb string, v render.ActionValue, log *slog.Logger) bool {
+	ok := false
+	if b.o.Approvers != nil {
+		var err error
+		ok, err = b.o.Approvers.Authorize(ctx, user)
+		if err != nil {
+			log.Error("approver check failed", "err", err)
+			b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: I could not check the approver list; try again in a moment."), "authz error")
+			return false
+		}
+	}
+	if ok {
+		return true
+	}
+	log.Warn("unauthorized click refused", "verb", verb)
+	b.ephemeral(ctx, v.Channel, user, v.ThreadTS,
+		text(":no_entry: You cannot "+verb+" fixes: only the approvers named in AUTOHEAL_APPROVERS can."), "authz refusal")
+	audit := fmt.Sprintf(":shield: <@%s> clicked %s but is not an approver; nothing was done.", user, capitalize(verb))
+	if _, err := b.post(ctx, v.Channel, v.ThreadTS, text(audit), "audit"); err != nil {
+		log.Warn("audit line not posted", "err", err)
+	}
+	if err := b.o.Store.Audit(ctx, approvalKey(v), "unauthorized "+verb+" by "+user); err != nil {
+		log.Warn("audit not recorded", "err", err)
+	}
+	return false
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func approvalKey(v render.ActionValue) string {
+	if v.IssueKey != "" {
+		return v.IssueKey
+	}
+	return "job:" + v.JobID
+}
+
+// resultMessage finds the message showing a job's result.
+func (b *Bot) resultMessage(ctx context.Context, jobID, fallbackChannel, fallbackTS string) (string, string) {
+	if rec, err := b.o.Store.GetResult(ctx, jobID); err == nil {
+		return rec.Channel, rec.MessageTS
+	}
+	return fallbackChannel, fallbackTS
+}
+
+// saveDecision stores a result's new approval state and re-renders it.
+func (b *Bot) saveDecision(ctx context.Context, jobID string, doc *resultDoc, channel, ts string, log *slog.Logger) {
+	if enc, err := encodeResultDoc(*doc); err != nil {
+		log.Error("approval state not encoded", "err", err)
+	} else if err := b.o.Store.PutResultDoc(ctx, jobID, enc); err != nil {
+		log.Error("approval state not kept", "err", err)
+	}
+	if ts == "" {
+		return
+	}
+	msgs, err := b.renderResult(doc, jobID)
+	if err != nil {
+		log.Error("result not re-rendered", "err", err)
+		return
+	}
+	if err := b.update(ctx, channel, ts, msgs.Main, "result"); err != nil {
+		log.Warn("result message not updated", "err", err)
+	}
+}
+
+// approve opens the pull request of a result's fix.
+func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v render.ActionValue, log *slog.Logger) {
+	user := cb.User.ID
+	if b.o.Remediator == nil {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("Approval is not available: pull requests are not enabled on this AutoHeal (no remediator is configured). Apply the fix by hand."), "no remediator")
+		return
+	}
+	if !b.authorize(ctx, user, "approve", v, log) {
+		return
+	}
+	lock, err := b.o.Store.Lock(ctx, "approve:"+v.JobID, approveLockTTL)
+	if errors.Is(err, sessions.ErrLocked) {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("An approval of this fix is already in progress."), "approve busy")
+		return
+	}
+	if err != nil {
+		log.Error("approval lock unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: I could not start the approval; try again in a moment."), "approve error")
+		return
+	}
+	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
+
+	doc, err := b.loadDoc(ctx, v.JobID)
+	if err != nil {
+		log.Info("approve: result unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; re-investigate before approving."), "approve expired")
+		return
+	}
+	switch doc.Approval.State {
+	case render.ApprovalApproved, render.ApprovalOpening:
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix is already approved."), "approve done")
+		return
+	case render.ApprovalRejected:
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix was rejected; re-investigate to get a new proposal."), "approve rejected")
+		return
+	}
+	if view := approvalView(doc.Result, b.o.MinBand, true); !view.Eligible {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(render.Escape(view.Note)), "approve ineligible")
+		return
+	}
+	resolved, err := b.resolve(ctx, v.Channel, v.ThreadTS)
+	if err != nil {
+		log.Error("approve: settings unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: Settings are unavailable right now; try again in a moment."), "approve error")
+		return
+	}
+	channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, cb.Container.MessageTs)
+	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: user}
+	b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
+
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
+	defer cancel()
+	_ = lock.Extend(actx, approveLockTTL)
+	out, err := b.o.Remediator.Approve(actx, ApprovalRequest{
+		JobID: v.JobID, IssueKey: doc.Job.Issue.Key, Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		Result: doc.Result, Settings: values(resolved),
+	})
+	if err != nil {
+		safe := b.o.Redactor.String(err.Error())
+		log.Error("pull request not opened", "err", safe)
+		doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalFailed, By: user, Error: truncateRunes(safe, 300)}
+	} else {
+		log.Info("pull request opened", "pr", out.PRURL)
+		doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalApproved, By: user, PRURL: out.PRURL}
+	}
+	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
+}
+
+// openReject asks an approver why the fix is wrong.
+func (b *Bot) openReject(ctx context.Context, cb slack.InteractionCallback, v render.ActionValue, log *slog.Logger) {
+	if !b.authorize(ctx, cb.User.ID, "reject", v, log) {
+		return
+	}
+	_, ts := b.resultMessage(ctx, v.JobID, v.Channel, cb.Container.MessageTs)
+	meta := v.Meta()
+	if slackTSRE.MatchString(ts) {
+		meta.MessageTS = ts
+	}
+	modal, err := render.RejectModal(meta)
+	if err == nil {
+		err = b.openView(ctx, cb.TriggerID, modal)
+	}
+	if err != nil {
+		log.Warn("reject modal not opened", "err", err)
+		b.ephemeral(ctx, v.Channel, cb.User.ID, v.ThreadTS, text("I could not open the reject form; try again."), "reject error")
+	}
+}
+
+// handleViewSubmission handles modal submissions; ack must be called once,
+// with nil to close the modal or a response (validation errors).
+func (b *Bot) handleViewSubmission(ctx context.Context, cb slack.InteractionCallback, ack func(any)) {
+	switch cb.View.CallbackID {
+	case render.CallbackConfig:
+		b.submitConfig(ctx, cb, ack)
+	case render.CallbackRejectReason:
+		b.submitReject(ctx, cb, ack)
+	default:
+		ack(nil)
+	}
+}
+
+// channelMeta is the private_metadata of the channel-wide settings modal
+// (render.Meta always names a thread).
+type channelMeta struct {
+	Scope   string `json:"scope"`
+	Channel string `json:"channel"`
+}
+
+const scopeChannel = "channel"
+
+// channelConfigModal is render.ConfigModal scoped to a whole channel.
+func channelConfigModal(current render.Settings, channel string) (slack.ModalViewRequest, error) {
+	// The placeholder thread only satisfies Meta's validation; the
+	// metadata is replaced below.
+	v, err := render.ConfigModal(current, render.Meta{Channel: channel, ThreadTS: "0.0"})
+	if err != nil {
+		return v, err
+	}
+	pm, err := json.Marshal(channelMeta{Scope: scopeChannel, Channel: channel})
+	if err != nil {
+		return v, fmt.Errorf("channel config modal: %w", err)
+	}
+	v.PrivateMetadata = string(pm)
+	if len(v.Blocks.BlockSet) > 0 {
+		if _, ok := v.Blocks.BlockSet[0].(*slack.ContextBlock); ok {
+			v.Blocks.BlockSet[0] = slack.NewContextBlock("", slack.NewTextBlockObject(slack.MarkdownType,
+				"Settings apply to this channel (threads may override them). Leave a field empty to keep its current value. Secrets are stored encrypted and never shown.", false, false))
+		}
+	}
+	return v, nil
+}
+
+// configScope reads where a config modal's settings go.
+func configScope(privateMetadata string) (sessions.Scope, string, error) {
+	if m, err := render.DecodeMeta(privateMetadata); err == nil {
+		return sessions.ThreadScope(m.Channel, m.ThreadTS), "this thread", nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(truncateBytes(privateMetadata, render.MaxPrivateMetadata))))
+	dec.DisallowUnknownFields()
+	var cm channelMeta
+	if err := dec.Decode(&cm); err != nil || cm.Scope != scopeChannel || !channelIDRE.MatchString(cm.Channel) {
+		return sessions.Scope{}, "", fmt.Errorf("%w: config modal metadata", render.ErrInvalidValue)
+	}
+	return sessions.ChannelScope(cm.Channel), "this channel", nil
+}
+
+// submitConfig saves a settings modal to its thread or channel.
+func (b *Bot) submitConfig(ctx context.Context, cb slack.InteractionCallback, ack func(any)) {
+	user := cb.User.ID
+	log := b.log.With("view", cb.View.ID, "user", user)
+	scope, scopeName, err := configScope(cb.View.PrivateMetadata)
+	if err != nil {
+		log.Warn("config submission with invalid metadata ignored", "err", err)
+		ack(nil)
+		return
+	}
+	firstBlock := render.ConfigBlockID(config.Keys[0].Name)
+	resolved, err := b.resolve(ctx, scope.Channel, scope.ThreadTS)
+	if err != nil {
+		log.Error("config submission: settings unavailable", "err", err)
+		ack(slack.NewErrorsViewSubmissionResponse(map[string]string{firstBlock: "Settings are unavailable right now; try again in a moment."}))
+		return
+	}
+	sub := render.ParseConfigSubmission(cb.View.State, renderSettings(resolved))
+	if len(sub.Errors) > 0 {
+		ack(slack.NewErrorsViewSubmissionResponse(sub.Errors))
+		return
+	}
+	if len(sub.Values) == 0 {
+		ack(nil)
+		return
+	}
+	for k, v := range sub.Values {
+		if config.IsSecret(k) {
+			b.o.Redactor.Register(v)
+		}
+	}
+	if err := b.o.Store.Set(ctx, scope, sub.Values); err != nil {
+		errs := map[string]string{}
+		switch {
+		case errors.Is(err, sessions.ErrNoEncryptionKey):
+			for k := range sub.Values {
+				if config.IsSecret(k) {
+					errs[render.ConfigBlockID(k)] = "Not saved: this AutoHeal cannot store secrets (AUTOHEAL_ENCRYPTION_KEY is not set)."
+				}
+			}
+		case errors.Is(err, sessions.ErrTooManyKeys):
+			errs[firstBlock] = "Not saved: too many settings in this scope."
+		}
+		if len(errs) == 0 {
+			log.Error("config submission not saved", "err", err)
+			errs[render.ConfigBlockID(sortedKeys(sub.Values)[0])] = "Not saved: the session store is unavailable; try again."
+		}
+		ack(slack.NewErrorsViewSubmissionResponse(errs))
+		return
+	}
+	ack(nil)
+	keys := sortedKeys(sub.Values)
+	log.Info("settings saved from the form", "scope", scope.String(), "keys", keys)
+	out := saveOutcome{saved: sub.Values, resumed: b.resume(ctx, scope, keys)}
+	b.ephemeral(ctx, scope.Channel, user, scope.ThreadTS, settingsReply(out, scopeName, false), "settings reply")
+}
+
+// submitReject records a rejection with its reason.
+func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ack func(any)) {
+	user := cb.User.ID
+	meta, err := render.DecodeMeta(cb.View.PrivateMetadata)
+	if err != nil || meta.JobID == "" {
+		b.log.Warn("reject submission with invalid metadata ignored", "err", err)
+		ack(nil)
+		return
+	}
+	reason, err := render.ParseRejectReason(cb.View.State)
+	if err != nil {
+		ack(slack.NewErrorsViewSubmissionResponse(map[string]string{rejectBlockID: "Please say why the fix is wrong (at most 1000 characters)."}))
+		return
+	}
+	ack(nil)
+	v := render.ActionValue{Channel: meta.Channel, ThreadTS: meta.ThreadTS, JobID: meta.JobID, IssueKey: meta.IssueKey}
+	log := b.log.With("user", user, "channel", v.Channel, "thread_ts", v.ThreadTS, "job_id", v.JobID)
+	if !b.authorize(ctx, user, "reject", v, log) {
+		return
+	}
+	doc, err := b.loadDoc(ctx, v.JobID)
+	if err != nil {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; nothing to reject."), "reject expired")
+		return
+	}
+	reason = b.o.Redactor.String(reason)
+	if b.o.Remediator != nil {
+		resolved, _ := b.resolve(ctx, v.Channel, v.ThreadTS)
+		if err := b.o.Remediator.Reject(ctx, ApprovalRequest{
+			JobID: v.JobID, IssueKey: doc.Job.Issue.Key, Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+			Result: doc.Result, Settings: values(resolved),
+		}, reason); err != nil {
+			log.Error("rejection not recorded by the remediator", "err", b.o.Redactor.String(err.Error()))
+		}
+	}
+	channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, meta.MessageTS)
+	doc.Approval = render.ApprovalView{Eligible: doc.Approval.Eligible, State: render.ApprovalRejected, By: user, RejectReason: reason}
+	b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
+	log.Info("fix rejected")
+}

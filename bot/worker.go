@@ -1,0 +1,327 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// errResultBusy is returned when another replica holds the right to post a
+// job's result: the queue retries later and finds it posted.
+var errResultBusy = errors.New("bot: another replica is posting this result")
+
+// HandleJob runs one queued job; it is the sessions.Handler of the worker.
+// It returns nil (acknowledge) only once the result is in the thread, or
+// the job is parked or cannot succeed.
+func (b *Bot) HandleJob(ctx context.Context, job sessions.Job) error {
+	switch job.Kind {
+	case JobKindInvestigate:
+		return b.runInvestigation(ctx, job)
+	default:
+		return sessions.Permanent(fmt.Errorf("unknown job kind %q", truncateRunes(job.Kind, 40)))
+	}
+}
+
+func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
+	var p InvestigationJob
+	if err := json.Unmarshal(job.Payload, &p); err != nil {
+		return sessions.Permanent(fmt.Errorf("job %s: payload: %w", job.ID, err))
+	}
+	if err := p.Validate(); err != nil {
+		return sessions.Permanent(fmt.Errorf("job %s: %w", job.ID, err))
+	}
+	if !jobIDRE.MatchString(job.ID) {
+		return sessions.Permanent(fmt.Errorf("job id %q is not usable in buttons", truncateRunes(job.ID, 40)))
+	}
+	log := b.log.With("job_id", job.ID, "channel", p.Channel, "thread_ts", p.ThreadTS, "attempt", job.Attempt)
+
+	if _, err := b.o.Store.GetResult(ctx, job.ID); err == nil {
+		log.Info("result already posted; nothing to do")
+		return nil
+	} else if !errors.Is(err, sessions.ErrNotFound) {
+		return fmt.Errorf("job %s: %w", job.ID, err)
+	}
+
+	resolved, err := b.resolve(ctx, p.Channel, p.ThreadTS)
+	if err != nil {
+		return fmt.Errorf("job %s: settings: %w", job.ID, err)
+	}
+	cfg := values(resolved)
+	issue := b.completeIssue(p.Issue, cfg)
+	action := &render.ActionValue{Channel: p.Channel, ThreadTS: p.ThreadTS, JobID: job.ID, IssueKey: truncateBytes(issue.Key, 500)}
+	if action.Validate() != nil {
+		action.IssueKey = ""
+	}
+
+	msgTS, postedAt, err := b.progressMessage(ctx, job.ID, p, issue, action)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", job.ID, err)
+	}
+
+	// A previous attempt may have investigated already (and crashed before
+	// posting): its result is reused, not recomputed.
+	doc, err := b.loadDoc(ctx, job.ID)
+	if err != nil && !errors.Is(err, sessions.ErrNotFound) {
+		return fmt.Errorf("job %s: %w", job.ID, err)
+	}
+
+	upd := NewUpdater(UpdaterOptions{
+		API: b.api, Channel: p.Channel, TS: msgTS, Interval: b.o.UpdateInterval,
+		LastWrite: postedAt, Clock: b.o.Clock, Logger: log,
+	})
+	upd.Start(ctx)
+	defer upd.Stop()
+
+	if doc == nil {
+		if !hasEvidenceBackend(cfg) {
+			return b.park(ctx, job, p, msgTS, action, log)
+		}
+		res, err := b.investigate(ctx, issue, cfg, action, upd, log)
+		if err != nil {
+			return b.failed(ctx, job, p, msgTS, upd, err, log)
+		}
+		doc = &resultDoc{Job: p, Result: res, Approval: approvalView(res, b.o.MinBand, b.o.Remediator != nil), GitHubAPI: cfg["github_api_url"]}
+		doc.Job.Issue = issue
+		enc, err := encodeResultDoc(*doc)
+		if err == nil {
+			err = b.o.Store.PutResultDoc(ctx, job.ID, enc)
+		}
+		if err != nil {
+			// The result still goes to the thread; buttons that need it
+			// will say it is unavailable.
+			log.Error("result not kept for later clicks", "err", err)
+		}
+	}
+	return b.postResult(ctx, job.ID, p, msgTS, doc, upd, log)
+}
+
+// completeIssue fills what the trigger did not say from the session.
+func (b *Bot) completeIssue(issue investigate.Issue, cfg map[string]string) investigate.Issue {
+	fill := func(v *string, key string) {
+		if *v == "" {
+			*v = cfg[key]
+		}
+	}
+	fill(&issue.Service, "service_name")
+	fill(&issue.Namespace, "namespace")
+	fill(&issue.Repo, "repo")
+	fill(&issue.Ref, "ref")
+	fill(&issue.LogServiceLabel, "log_service_label")
+	if issue.End.IsZero() {
+		issue.End = b.o.Now()
+	}
+	if issue.Trigger == "" {
+		issue.Trigger = investigate.TriggerMention
+	}
+	return issue
+}
+
+// progressMessage returns the message the job reports in: the one the
+// mention handler posted, or one posted now (once per job: a re-run finds
+// the first run's message).
+func (b *Bot) progressMessage(ctx context.Context, jobID string, p InvestigationJob, issue investigate.Issue, action *render.ActionValue) (string, time.Time, error) {
+	if p.MessageTS != "" {
+		return p.MessageTS, p.PostedAt, nil
+	}
+	if _, ts, err := b.o.Store.JobMessage(ctx, jobID); err == nil {
+		return ts, time.Time{}, nil
+	} else if !errors.Is(err, sessions.ErrNotFound) {
+		return "", time.Time{}, err
+	}
+	msg, err := newProgress(issue.Text, issue.Trigger, action, nil).message()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	ts, err := b.post(ctx, p.Channel, p.ThreadTS, msg, "progress")
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	posted := b.o.Clock.Now()
+	_, won, err := b.o.Store.ClaimJobMessage(ctx, jobID, p.Channel, ts)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if won != ts {
+		// Another run of this job posted first: use its message.
+		if _, _, err := b.api.DeleteMessageContext(ctx, p.Channel, ts); err != nil {
+			b.log.Warn("duplicate progress message not removed", "ts", ts, "err", err)
+		}
+		return won, time.Time{}, nil
+	}
+	return ts, posted, nil
+}
+
+// investigate builds the capabilities from the session and runs the
+// investigation with the progress observer.
+func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg map[string]string, action *render.ActionValue, upd *Updater, log *slog.Logger) (*investigate.HealResult, error) {
+	var extra []investigate.Capability
+	if b.o.Extra != nil {
+		caps, closeFn, err := b.o.Extra(ctx, cfg)
+		if err != nil {
+			log.Warn("extra capabilities unavailable", "err", b.o.Redactor.String(err.Error()))
+		} else {
+			extra = caps
+			if closeFn != nil {
+				defer closeFn()
+			}
+		}
+	}
+	prog := newProgress(issue.Text, issue.Trigger, action, nil)
+	observer := func(ev investigate.ProgressEvent) {
+		prog.observe(ev)
+		m, err := prog.message()
+		if err != nil {
+			log.Warn("progress not rendered", "err", err)
+			return
+		}
+		if err := render.Validate(m); err != nil {
+			log.Warn("progress payload rejected by validation; skipped", "err", err)
+			return
+		}
+		upd.Set(m)
+	}
+	e := investigate.New(investigate.Options{
+		Capabilities: capset.FromConfig(cfg, capset.Options{Extra: extra}),
+		Deadline:     b.o.EngineDeadline,
+		ToolTimeout:  b.o.ToolTimeout,
+		Observer:     observer,
+		Logger:       log,
+		Redactor:     b.o.Redactor,
+	})
+	started := time.Now()
+	res, err := b.o.Investigator.Investigate(ctx, e, issue)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("the investigator returned no result")
+	}
+	log.Info("investigation done", "took", time.Since(started), "tool_calls", res.ToolCalls(), "band", res.RootCause.Band, "bucket", res.RootCause.Bucket)
+	return res, nil
+}
+
+// park keeps the job until an evidence backend is configured.
+func (b *Bot) park(ctx context.Context, job sessions.Job, p InvestigationJob, msgTS string, action *render.ActionValue, log *slog.Logger) error {
+	scope := sessions.ThreadScope(p.Channel, p.ThreadTS)
+	pj := job
+	pj.Attempt, pj.EntryID = 0, ""
+	err := b.o.Store.Park(ctx, scope, pj, evidenceKeys)
+	if errors.Is(err, sessions.ErrParkFull) {
+		log.Warn("investigation not parked: too many waiting in the channel")
+		msg := text(":key: No traces, logs, metrics or Kubernetes backend is configured, and too many investigations already wait for one in this channel. Set `loki_url`, `jaeger_url`, `prometheus_url` or `k8s_mcp_url` with `/autoheal config`, then mention me again.")
+		return b.update(ctx, p.Channel, msgTS, msg, "park full")
+	}
+	if err != nil {
+		return fmt.Errorf("job %s: park: %w", job.ID, err)
+	}
+	msg, err := missingBackendMessage(action)
+	if err != nil {
+		return sessions.Permanent(err)
+	}
+	if err := b.update(ctx, p.Channel, msgTS, msg, "missing backend"); err != nil {
+		log.Warn("missing-backend notice not shown", "err", err)
+	}
+	log.Info("investigation parked until an evidence backend is configured")
+	// A setting given while this job was being parked would have found
+	// nothing to resume: look again.
+	if again, err := b.resolve(ctx, p.Channel, p.ThreadTS); err == nil && hasEvidenceBackend(values(again)) {
+		b.resume(ctx, scope, evidenceKeys)
+	}
+	return nil
+}
+
+// failed reports an investigation error: retried while attempts remain,
+// shown in the thread on the last one.
+func (b *Bot) failed(ctx context.Context, job sessions.Job, p InvestigationJob, msgTS string, upd *Updater, err error, log *slog.Logger) error {
+	safe := b.o.Redactor.String(err.Error())
+	if ctx.Err() != nil || job.Attempt < b.o.Queue.Options().MaxAttempts {
+		log.Warn("investigation failed; it will be retried", "err", safe)
+		return fmt.Errorf("investigation: %s", safe)
+	}
+	log.Error("investigation failed for good", "err", safe)
+	msg := text(":x: The investigation failed: " + render.Escape(truncateRunes(safe, 300)) + ". Use `/autoheal status` to check the settings, then mention me again.")
+	if ferr := upd.Finish(ctx, msg); ferr != nil {
+		log.Warn("failure not shown", "err", ferr)
+	}
+	return sessions.Permanent(fmt.Errorf("investigation: %s", safe))
+}
+
+// postResult turns the progress message into the result and posts the
+// follow-ups, exactly once per job across replicas and re-runs.
+func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, msgTS string, doc *resultDoc, upd *Updater, log *slog.Logger) error {
+	ok, err := b.o.Store.ClaimResultPost(ctx, jobID)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", jobID, err)
+	}
+	if !ok {
+		if _, gerr := b.o.Store.GetResult(ctx, jobID); gerr == nil {
+			return nil // posted meanwhile
+		}
+		return errResultBusy
+	}
+	msgs, err := b.renderResult(doc, jobID)
+	if err != nil {
+		_ = b.o.Store.ReleaseResultPost(context.WithoutCancel(ctx), jobID)
+		return sessions.Permanent(err)
+	}
+	main, verr := safeMessage(msgs.Main, "result")
+	if verr != nil {
+		log.Error("result rejected by validation; posting a stand-in", "err", verr)
+	}
+	resultTS := msgTS
+	if err := upd.Finish(ctx, main); err != nil {
+		switch slackCode(err) {
+		case errMessageNotFound, errCantUpdate:
+			// The progress message is gone: post the result as a new reply.
+			resultTS, err = b.post(ctx, p.Channel, p.ThreadTS, main, "result")
+		}
+		if err != nil {
+			_ = b.o.Store.ReleaseResultPost(context.WithoutCancel(ctx), jobID)
+			return fmt.Errorf("job %s: result not posted: %w", jobID, err)
+		}
+	}
+	b.postAll(ctx, p.Channel, p.ThreadTS, msgs.FollowUps, "result follow-up")
+	if err := b.o.Store.MarkResultPosted(context.WithoutCancel(ctx), jobID, p.Channel, resultTS); err != nil {
+		// The claim expires; a retry would update the same message again.
+		return fmt.Errorf("job %s: result posted but not recorded: %w", jobID, err)
+	}
+	log.Info("result posted", "ts", resultTS, "follow_ups", len(msgs.FollowUps))
+	return nil
+}
+
+// renderResult renders a kept result with its approval state.
+func (b *Bot) renderResult(doc *resultDoc, jobID string) (render.ResultMessages, error) {
+	action := render.ActionValue{Channel: doc.Job.Channel, ThreadTS: doc.Job.ThreadTS, JobID: jobID, IssueKey: doc.Job.Issue.Key}
+	if action.Validate() != nil {
+		action.IssueKey = ""
+	}
+	return render.Result(doc.Result, render.ResultOptions{
+		RepoWebURL: render.WebURLFromAPI(doc.GitHubAPI),
+		Approval:   doc.Approval,
+		Action:     action,
+	})
+}
+
+// loadDoc returns a job's kept result (ErrNotFound when none).
+func (b *Bot) loadDoc(ctx context.Context, jobID string) (*resultDoc, error) {
+	raw, err := b.o.Store.ResultDoc(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	var d resultDoc
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("result of job %s: %w", jobID, err)
+	}
+	if d.Result == nil {
+		return nil, fmt.Errorf("result of job %s: %w", jobID, sessions.ErrNotFound)
+	}
+	return &d, nil
+}
