@@ -108,7 +108,7 @@ func Template(s string) string {
 	return s
 }
 
-var causedByRE = regexp.MustCompile(`(?m)^\s*(?:Caused by:|---> |\[CIRCULAR REFERENCE|During handling of the above exception)\s*(.{4,300})$`)
+var causedByRE = regexp.MustCompile(`(?m)^\s*(?:Caused by:|---> |\[CIRCULAR REFERENCE|During handling of the above exception)\s*(.{4,800})$`)
 
 // causeLines keeps the "Caused by:" chain of a stack trace: the innermost
 // cause often names the field or record that failed.
