@@ -23,6 +23,7 @@ type candidate struct {
 
 	traceOrigins  int // traces failing in this service's own code
 	traceCallee   int // traces whose calls into this service failed
+	logCallee     int // proxy access-log lines naming this service as the failing upstream
 	exceptions    int
 	logCause      int
 	logPropagated int
@@ -244,6 +245,20 @@ func (ev *evidence) candidates() []*candidate {
 				c.hasAppFrame = true
 			}
 			add(c, f)
+		case f.Kind == KindLogPattern && f.Attrs["upstream"] != "":
+			// A proxy's access log names the upstream that failed.
+			if up := ev.resolveUpstream(f.Attrs["upstream"]); up != "" && up != f.Service {
+				c := get(up, f.ErrorType)
+				g := f
+				g.Attrs = copyAttrs(f.Attrs)
+				g.Attrs["relayed_by"] = f.Service
+				c.logCallee += f.Count
+				add(c, g)
+				continue
+			}
+			c := get(f.Service, f.ErrorType)
+			c.logPropagated += f.Count
+			add(c, f)
 		case f.Kind == KindLogPattern:
 			role := RoleCause
 			if s := SignatureByID(f.Signature); s != nil {
@@ -444,6 +459,7 @@ func (ev *evidence) score(c *candidate) float64 {
 		s += 1.0
 	}
 	s += 2.0 * sat(c.traceCallee, 3)
+	s += 1.5 * sat(c.logCallee, 3)
 	s += 2.0 * sat(c.logCause, 3)
 	s += 0.6 * sat(c.logPropagated, 5)
 	s += 2.5 * math.Min(float64(c.infra), 2)
@@ -658,4 +674,19 @@ func copyAttrs(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// resolveUpstream maps a proxy's upstream name (ingress-nginx
+// "namespace-service-port", Envoy "outbound|8080||svc.ns") onto a known service.
+func (ev *evidence) resolveUpstream(up string) string {
+	nu := NormalizeServiceName(up)
+	best := ""
+	names := append(append([]string(nil), ev.known...), hintsOf(ev.issue, ev.known)...)
+	for _, k := range names {
+		nk := NormalizeServiceName(k)
+		if len(nk) >= 4 && strings.Contains(nu, nk) && len(k) > len(best) {
+			best = k
+		}
+	}
+	return best
 }

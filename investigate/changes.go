@@ -90,7 +90,8 @@ func (ev *evidence) relatedTo(f Finding, service string) bool {
 		return false
 	}
 	for _, seg := range strings.Split(strings.TrimSuffix(f.File, path.Ext(f.File)), "/") {
-		if n := NormalizeServiceName(seg); n == svc || (len(svc) >= 4 && strings.Contains(n, svc)) {
+		n := NormalizeServiceName(seg)
+		if n == svc || (len(svc) >= 4 && strings.Contains(n, svc)) || (len(n) >= 5 && strings.HasPrefix(svc, n)) {
 			return true
 		}
 	}

@@ -653,7 +653,7 @@ func affectedRecords(c *candidate) []string {
 
 // failures counts the failing requests, lines and events behind a candidate.
 func (c *candidate) failures() int {
-	n := c.traceOrigins + c.traceCallee + c.logCause + c.logPropagated + c.infra
+	n := c.traceOrigins + c.traceCallee + c.logCallee + c.logCause + c.logPropagated + c.infra
 	for _, f := range c.Support {
 		if f.Family == FamilyK8s || f.Family == FamilyMetrics {
 			n += max(f.Count, 1)

@@ -107,7 +107,8 @@ var Catalogue = []Signature{
 	sig("conn-refused", "any", `(?i)connection refused|ECONNREFUSED|actively refused`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 60, "connection refused by the callee"),
 	sig("conn-reset", "any", `ECONNRESET|connection reset by peer|broken pipe|EPIPE|socket hang up|unexpected EOF`, ErrNetwork, BucketInfrastructure, RolePropagated, false, 50, "connection reset"),
 	sig("grpc-unavailable", "any", `code = Unavailable|\b14 UNAVAILABLE\b|StatusCode\.UNAVAILABLE|Status\(StatusCode="Unavailable"|UNAVAILABLE: `, ErrNetwork, BucketInfrastructure, RolePropagated, false, 45, "callee unavailable (gRPC UNAVAILABLE)"),
-	sig("upstream-5xx", "any", `no healthy upstream|upstream connect error|upstream request timeout|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|upstream prematurely closed`, ErrDependency, BucketInfrastructure, RolePropagated, false, 45, "upstream failure reported by a proxy"),
+	sig("gateway-timeout", "any", `504 Gateway Time-?out|upstream timed out|upstream request timeout|\bGatewayTimeout\b`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 48, "the upstream answered too slowly for the proxy (504)"),
+	sig("upstream-5xx", "any", `no healthy upstream|upstream connect error|502 Bad Gateway|503 Service Unavailable|upstream prematurely closed`, ErrDependency, BucketInfrastructure, RolePropagated, false, 45, "upstream failure reported by a proxy"),
 	sig("rate-limited", "any", `429 Too Many Requests|(?i)rate limit(?:ed| exceeded)|TooManyRequests|Throttling(?:Exception)?:`, ErrDependency, BucketInfrastructure, RoleCause, false, 60, "throttled by a dependency"),
 	sig("timeout-generic", "any", `(?i)\btimed? ?out\b|ETIMEDOUT|ESOCKETTIMEDOUT|Gateway Timeout`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 35, "timeout"),
 	sig("disk-full", "any", `No space left on device|ENOSPC|disk quota exceeded`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 85, "disk full"),
@@ -132,7 +133,7 @@ var Catalogue = []Signature{
 var blameCallee = map[string]bool{
 	"conn-refused": true, "conn-reset": true, "grpc-unavailable": true, "timeout-generic": true, "go-deadline": true,
 	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
-	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true, "rate-limited": true,
+	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true, "rate-limited": true, "gateway-timeout": true,
 }
 
 // BlamesCallee reports whether this error, seen on a call, points at the callee.

@@ -31,7 +31,36 @@ const DefaultServiceLabel = "service_name"
 var fallbackServiceLabels = []string{"service_name", "service", "app", "app_kubernetes_io_name", "k8s_container_name", "container", "k8s_deployment_name", "job"}
 
 // ErrorFilter keeps lines that look like failures.
-const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit)`
+const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit|" 5[0-9][0-9] |status[=:" ]+5[0-9][0-9])`
+
+// accessLogRE matches a combined/ingress access log line: request and status.
+var accessLogRE = regexp.MustCompile(`"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+) HTTP/[\d.]+" (\d{3}) `)
+
+// ingressUpstreamRE matches ingress-nginx's upstream name [namespace-service-port].
+var ingressUpstreamRE = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*[a-z0-9])\] \[[^\]]*\] \d`)
+
+var statusText = map[string]string{"500": "500 Internal Server Error", "502": "502 Bad Gateway", "503": "503 Service Unavailable", "504": "504 Gateway Timeout"}
+
+// accessLogText rewrites a 5xx access log line as an error text a human
+// (and the fingerprint catalogue) reads: "504 Gateway Timeout from upstream X for GET /path".
+func accessLogText(line string) (text, upstream string, ok bool) {
+	m := accessLogRE.FindStringSubmatch(line)
+	if m == nil || m[3][0] != '5' {
+		return "", "", false
+	}
+	if u := ingressUpstreamRE.FindStringSubmatch(line); u != nil {
+		upstream = u[1]
+	}
+	st := statusText[m[3]]
+	if st == "" {
+		st = "HTTP " + m[3]
+	}
+	text = fmt.Sprintf("%s for %s %s", st, m[1], m[2])
+	if upstream != "" {
+		text += " from upstream " + upstream
+	}
+	return text, upstream, true
+}
 
 // Config configures the capability.
 type Config struct {
@@ -311,6 +340,10 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 			if level == "" {
 				level = labelLevel
 			}
+			upstream := ""
+			if t, up, ok := accessLogText(v[1]); ok {
+				text, upstream, level = t, up, "error"
+			}
 			f, ok := investigate.TextFinding(investigate.KindLogPattern, investigate.FamilyLogs, svc, text, at)
 			if !ok {
 				if level != "error" {
@@ -323,6 +356,9 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 				f.Attrs = map[string]string{}
 			}
 			f.Attrs["level"] = level
+			if upstream != "" {
+				f.Attrs["upstream"] = upstream
+			}
 			if f.Attrs["causes"] == "" && len(text) > len(f.Quote)+20 {
 				f.Attrs["detail"] = investigate.Quote(strings.ReplaceAll(text, "\n", " | "), 400)
 			}
