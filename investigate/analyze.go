@@ -221,7 +221,7 @@ func (ev *evidence) candidates() []*candidate {
 	}
 	for _, f := range ev.findings {
 		switch f.Kind {
-		case KindCallEdge, KindChangeCorrelation, KindSourceAnchor, KindManifest:
+		case KindCallEdge, KindChangeCorrelation, KindSourceAnchor, KindManifest, KindInventory:
 			continue
 		}
 		if f.Service == "" && f.Kind == KindMetricAnomaly && f.Attrs["metric"] == "node_condition" {

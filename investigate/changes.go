@@ -315,3 +315,24 @@ func messageCore(m string) string {
 	}
 	return strings.Trim(strings.TrimSpace(m), `"'[]{}.`)
 }
+
+var queryCodeRE = regexp.MustCompile(`\.objects\.|\.filter\(|\.all\(\)|select_related|prefetch_related|\bSELECT\b|\.find\(|\.findAll|\.query\(|\.Query\(|\.Where\(|\.Include\(|\.join\(|\bJOIN\b|findBy\w+\(|\.aggregate\(|\.execute\(|\.Exec\(|N\+1|\bfor\b.*\bin\b|\.forEach\(|\.map\(`)
+
+// slowChange finds a recent code change in the service that touched its
+// data access (queries, ORM calls, loops over results): the usual origin of
+// timeouts that appear right after a deploy without any platform change.
+func (ev *evidence) slowChange(c *candidate) (changeLine, bool) {
+	lines := ev.recentChangeLines(func(f Finding) bool {
+		return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) && ev.onset.Sub(f.Time) <= 24*time.Hour
+	})
+	for _, l := range lines {
+		t := strings.TrimSpace(l.text)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import") || strings.HasPrefix(t, "from ") {
+			continue
+		}
+		if queryCodeRE.MatchString(t) {
+			return l, true
+		}
+	}
+	return changeLine{}, false
+}

@@ -50,8 +50,12 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if c.infra > 0 && !c.hasAppFrame {
 			return BucketInfrastructure
 		}
-		if (ev.intermittent(c) || ev.saysIntermittent()) && c.infra == 0 {
-			if _, _, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); !ok && !c.hasAppFrame {
+		if c.infra == 0 {
+			_, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset)
+			switch {
+			case ev.saysIntermittent() && !(ok && exact):
+				return BucketFlake // rare, self-healing, and the failing code did not change
+			case ev.intermittent(c) && !ok && !c.hasAppFrame:
 				return BucketFlake
 			}
 		}
@@ -62,6 +66,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		if _, cfg := ev.configChange(c); cfg {
 			return BucketInfrastructure
+		}
+		if c.ErrorType == ErrTimeout {
+			if _, slow := ev.slowChange(c); slow {
+				return BucketCodeBug // a change to the service's data access made it too slow
+			}
 		}
 		if _, vals := c.recurringRecords(); len(vals) > 0 {
 			return BucketBadData // only requests about a few records fail: their data makes them fail

@@ -233,6 +233,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
 			leak, hasLeak = ev.leakChange(c)
 		}
+		if c.ErrorType == ErrTimeout && anchorPath == "" {
+			leak, hasLeak = ev.slowChange(c)
+		}
 		if c.ErrorType == ErrDataValidation && anchorPath == "" {
 			var owner string
 			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
@@ -267,6 +270,18 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		sourceRead = true
 	}
 	rc.Bucket = bucket
+	if ciSystemRE.MatchString(rc.Service) {
+		// A CI runner reports the failure; the project under test owns it.
+		for _, hsvc := range hintsOf(issue, ev.known) {
+			if !ciSystemRE.MatchString(hsvc) {
+				rc.Service = hsvc
+				break
+			}
+		}
+		if ciSystemRE.MatchString(rc.Service) && issue.Service != "" {
+			rc.Service = issue.Service
+		}
+	}
 	if (bucket == BucketFlake || bucket == BucketBadData) && c.traceOrigins == 0 && c.logCause == 0 && c.traceCallee > 0 {
 		// A flaky callee is felt by its callers: report where the flake is
 		// observed and tolerated.
@@ -737,3 +752,5 @@ func settingNames(c *candidate) []string {
 	}
 	return out
 }
+
+var ciSystemRE = regexp.MustCompile(`(?i)github-actions|actions-runner|gitlab-runner|jenkins|buildkite|circleci|drone|tekton|argo-workflows|teamcity|ci-runner`)

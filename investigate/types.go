@@ -132,6 +132,9 @@ const (
 	// KindCallEdge records that Peer calls Service (Count calls seen); it lets
 	// the engine tell victims from culprits. Not shown as evidence.
 	KindCallEdge FindingKind = "call_edge"
+	// KindInventory names a service a backend knows (it may have no
+	// failure): it lets names in alerts and proxy logs be resolved.
+	KindInventory FindingKind = "inventory"
 )
 
 // Frame is one stack frame as the runtime printed it.

@@ -349,6 +349,9 @@ func (c *Capability) searchErrors(ctx context.Context, services []string, op str
 	}
 	an := investigate.AnalyzeTraces(spans, services...)
 	r := result(an, services)
+	for _, svc := range services {
+		r.Findings = append(r.Findings, investigate.Finding{Kind: investigate.KindInventory, Family: investigate.FamilyTraces, Service: svc})
+	}
 	if len(errs) > 0 {
 		r.Summary += fmt.Sprintf(" (%d of %d searches failed: %v)", len(errs), len(services)*len(markers), errs[0])
 	}
