@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,6 +188,13 @@ func classify(o op, err error) error {
 	case errors.As(err, &er):
 		code := statusOf(er.Response)
 		ge := &GitHubError{Op: o, Status: code, Detail: errorDetail(er), Err: err}
+		if code == http.StatusTooManyRequests || code == http.StatusForbidden {
+			// go-github only recognises rate limits answered with 403.
+			if rl := rateLimitFromHeaders(er.Response); rl != nil {
+				rl.Op, rl.Status, rl.Detail, rl.Err = o, code, er.Message, err
+				return rl
+			}
+		}
 		switch {
 		case code == http.StatusUnauthorized:
 			ge.Kind = ErrorUnauthorized
@@ -216,6 +224,26 @@ func classify(o op, err error) error {
 		return &GitHubError{Op: o, Kind: ErrorUnreachable, Detail: ue.Err.Error(), Err: err}
 	}
 	return &GitHubError{Op: o, Kind: ErrorBadResponse, Detail: err.Error(), Err: err}
+}
+
+// rateLimitFromHeaders reads a rate limit from Retry-After (secondary) or
+// X-RateLimit-Remaining: 0 with X-RateLimit-Reset (primary).
+func rateLimitFromHeaders(r *http.Response) *GitHubError {
+	if r == nil {
+		return nil
+	}
+	if ra := r.Header.Get("Retry-After"); ra != "" {
+		if secs, err := strconv.Atoi(ra); err == nil && secs >= 0 {
+			return &GitHubError{Kind: ErrorSecondaryRateLimit, RetryAt: time.Now().Add(time.Duration(secs) * time.Second).Truncate(time.Second).Add(time.Second)}
+		}
+	}
+	if r.Header.Get("X-RateLimit-Remaining") == "0" {
+		if reset, err := strconv.ParseInt(r.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			return &GitHubError{Kind: ErrorRateLimited, RetryAt: time.Unix(reset, 0)}
+		}
+		return &GitHubError{Kind: ErrorRateLimited}
+	}
+	return nil
 }
 
 func statusOf(r *http.Response) int {

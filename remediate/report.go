@@ -180,7 +180,7 @@ func prBody(res *investigate.HealResult, p *Proposal, c prContext, red *redact.R
 	for _, f := range p.Files {
 		fmt.Fprintf(&b, "- %s", inlineCode(r(f.Path)))
 		if p.Edit != nil {
-			fmt.Fprintf(&b, ": %s %s → %s", inlineCode(r(p.Edit.Path)), inlineCode(r(p.Edit.OldValue)), inlineCode(r(p.Edit.NewValue)))
+			fmt.Fprintf(&b, ": %s: %s → %s", inlineCode(r(p.Edit.Path)), inlineCode(r(p.Edit.OldValue)), inlineCode(r(p.Edit.NewValue)))
 		}
 		b.WriteString("\n")
 	}
