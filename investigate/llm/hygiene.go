@@ -251,6 +251,7 @@ type callView struct {
 	Summary   string         `json:"summary,omitempty"`
 	Findings  []findingView  `json:"findings,omitempty"`
 	CallEdges []string       `json:"call_edges,omitempty"`
+	Services  []string       `json:"services_seen,omitempty"`
 	Omitted   int            `json:"omitted_findings,omitempty"`
 	Data      any            `json:"data,omitempty"`
 	Note      string         `json:"note,omitempty"`
@@ -298,11 +299,13 @@ func shortTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func viewFinding(seq, i int, f investigate.Finding) findingView {
-	v := findingView{ID: findingID(seq, i), Kind: string(f.Kind), Service: f.Service, File: f.File, Line: f.Line,
-		Function: truncate(f.Function, 160), ErrorType: string(f.ErrorType), Exception: truncate(f.Exception, 120),
+// viewFinding renders a finding with every string redacted.
+func (c *cleaner) viewFinding(seq, i int, f investigate.Finding) findingView {
+	t := c.text
+	v := findingView{ID: findingID(seq, i), Kind: string(f.Kind), Service: t(f.Service), File: t(f.File), Line: f.Line,
+		Function: t(truncate(f.Function, 160)), ErrorType: string(f.ErrorType), Exception: t(truncate(f.Exception, 120)),
 		Signature: f.Signature, Count: f.Count, First: shortTime(f.Time), Last: shortTime(f.LastTime),
-		Quote: truncate(f.Quote, 400), Peer: f.Peer}
+		Quote: t(truncate(f.Quote, 400)), Peer: t(f.Peer)}
 	if v.Count == 1 {
 		v.Count = 0
 	}
@@ -321,22 +324,27 @@ func viewFinding(seq, i int, f investigate.Finding) findingView {
 		if fr.Function != "" {
 			s += " " + truncate(fr.Function, 120)
 		}
-		v.Frames = append(v.Frames, s)
+		v.Frames = append(v.Frames, t(s))
 	}
+	attrs := map[string]string{}
 	for k, val := range f.Attrs {
-		switch k {
-		case "window":
-			v.Window = relevantLines(val, 1600)
+		switch {
+		case val == "":
 			continue
-		case "from", "to", "lines":
-			if f.Kind == investigate.KindSourceAnchor {
-				continue
-			}
+		case k == "window":
+			v.Window = t(relevantLines(val, 1600))
+			continue
+		case f.Kind == investigate.KindSourceAnchor && (k == "from" || k == "to" || k == "lines"):
+			continue
 		}
-		if v.Attrs == nil {
-			v.Attrs = map[string]string{}
-		}
-		v.Attrs[k] = truncate(val, 200)
+		attrs[k] = truncate(val, 200)
+	}
+	if f.Kind == investigate.KindManifest && attrs["path"] != "" {
+		v.Quote = "" // "path = value" repeats the attributes
+	}
+	if len(attrs) > 0 {
+		// The shared path also masks values under secret-looking keys.
+		v.Attrs = c.value(map[string]string(attrs)).(map[string]string)
 	}
 	return v
 }
@@ -372,20 +380,30 @@ func compactArgs(args map[string]any) map[string]any {
 }
 
 // renderReceipt renders one receipt (and the tool's structured data, when
-// captured) as redacted JSON within budget characters. Findings are kept in
-// order of relevance; call edges are folded into one line each.
+// captured) as redacted JSON within budget bytes. Findings are kept in
+// order of relevance; call edges and service inventories are folded into
+// one line each.
 func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) string {
-	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, Args: compactArgs(r.Args), OK: r.OK,
-		ErrorKind: string(r.ErrorKind), Error: truncate(r.Error, 400), Summary: truncate(r.Summary, 400)}
+	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, OK: r.OK, ErrorKind: string(r.ErrorKind),
+		Error: c.text(truncate(r.Error, 400)), Summary: c.text(truncate(r.Summary, 400))}
+	if args, ok := c.value(toGeneric(compactArgs(r.Args))).(map[string]any); ok {
+		v.Args = args
+	}
 	type ranked struct {
 		idx int
 		f   investigate.Finding
 	}
 	var fs []ranked
 	for i, f := range r.Findings {
-		if f.Kind == investigate.KindCallEdge {
+		switch f.Kind {
+		case investigate.KindCallEdge:
 			if len(v.CallEdges) < 12 {
-				v.CallEdges = append(v.CallEdges, fmt.Sprintf("%s -> %s ×%d", f.Peer, f.Service, f.Count))
+				v.CallEdges = append(v.CallEdges, c.text(fmt.Sprintf("%s -> %s ×%d", f.Peer, f.Service, f.Count)))
+			}
+			continue
+		case investigate.KindInventory:
+			if len(v.Services) < 40 {
+				v.Services = append(v.Services, c.text(f.Service))
 			}
 			continue
 		}
@@ -399,12 +417,12 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 		return fs[a].f.Count > fs[b].f.Count
 	})
 	size := func(x any) int {
-		b, _ := marshal(c.value(toGeneric(x)))
+		b, _ := marshal(x)
 		return len(b)
 	}
 	used := size(v)
 	for _, rf := range fs {
-		fv := viewFinding(r.Seq, rf.idx, rf.f)
+		fv := c.viewFinding(r.Seq, rf.idx, rf.f)
 		n := size(fv) + 1
 		if used+n > budget {
 			v.Omitted++
@@ -417,7 +435,7 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 		v.Note = "findings of lower relevance were omitted to fit the budget"
 	}
 	if data != nil && budget-used > 300 {
-		d := compactValue(toGeneric(data), 0)
+		d := c.value(compactValue(toGeneric(data), 0))
 		if n := size(d); used+n+10 <= budget {
 			v.Data = d
 		} else if s, err := marshal(d); err == nil {
@@ -426,7 +444,7 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 			v.Data = relevantLines(pretty, budget-used-40)
 		}
 	}
-	b, err := marshal(c.value(toGeneric(v)))
+	b, err := marshal(v)
 	if err != nil {
 		return fmt.Sprintf(`{"call":"R%d","tool":%q,"error":"output could not be encoded"}`, r.Seq, r.Tool)
 	}
@@ -436,9 +454,9 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 // renderSummaryOnly is the output once the conversation budget is spent.
 func (c *cleaner) renderSummaryOnly(r investigate.Receipt) string {
 	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, OK: r.OK, ErrorKind: string(r.ErrorKind),
-		Error: truncate(r.Error, 200), Summary: truncate(r.Summary, 300),
+		Error: c.text(truncate(r.Error, 200)), Summary: c.text(truncate(r.Summary, 300)),
 		Note: "the conversation's output budget is spent: only the summary is shown; answer with the evidence you have"}
-	b, _ := marshal(c.value(toGeneric(v)))
+	b, _ := marshal(v)
 	return string(b)
 }
 

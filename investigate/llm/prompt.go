@@ -49,8 +49,9 @@ type issueView struct {
 }
 
 func (c *cleaner) renderIssue(is investigate.Issue) string {
-	v := issueView{Text: truncate(is.Text, 2000), Trigger: string(is.Trigger), Service: is.Service, Namespace: is.Namespace,
-		Pod: is.Pod, Start: shortTime(is.Start), End: shortTime(is.End), FiredAt: shortTime(is.FiredAt)}
+	t := c.text
+	v := issueView{Text: t(truncate(is.Text, 2000)), Trigger: string(is.Trigger), Service: t(is.Service), Namespace: t(is.Namespace),
+		Pod: t(is.Pod), Start: shortTime(is.Start), End: shortTime(is.End), FiredAt: shortTime(is.FiredAt)}
 	trimMap := func(m map[string]string) map[string]string {
 		if len(m) == 0 {
 			return nil
@@ -67,10 +68,10 @@ func (c *cleaner) renderIssue(is investigate.Issue) string {
 			}
 			out[k] = truncate(m[k], 300)
 		}
-		return out
+		return c.value(out).(map[string]string)
 	}
 	v.Labels, v.Annotations = trimMap(is.Labels), trimMap(is.Annotations)
-	b, err := marshal(c.value(toGeneric(v)))
+	b, err := marshal(v)
 	if err != nil {
 		return "{}"
 	}
