@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the performance benchmarks and prints their figures and ratios.
+# Benchmarks (not tests) carry every performance target of the product.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run() { # package pattern benchtime
+  go test -run '^$' -bench "$2" -benchtime "$3" "$1" 2>&1 | grep -E '^Benchmark' || true
+}
+
+echo "== Investigation engine (harness, local simulators)"
+run ./harness 'BenchmarkInvestigateExamples' 20x
+echo
+echo "== Round concurrency: 200 ms added to every backend call (target ratio < 0.40)"
+run ./harness 'BenchmarkRoundConcurrency' 2x | tee /tmp/autoheal-bench-concurrency.txt
+awk '/BenchmarkRoundConcurrency/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ratio") printf "   parallel/sequential wall-time ratio: %s\n", $i }' /tmp/autoheal-bench-concurrency.txt
+echo
+echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
+run ./sessions 'BenchmarkEnqueue' 3000x
+for pkg in ./bot ./alerts; do
+  if ls "$pkg"/*_test.go >/dev/null 2>&1 && grep -qs 'func Benchmark' "$pkg"/*_test.go; then
+    echo
+    echo "== $pkg"
+    run "$pkg" . 1x
+  fi
+done
