@@ -27,6 +27,27 @@ func (s *Service) scanText(field, text string) error {
 	return nil
 }
 
+// codeDelims split a line of code into the words checked on their own.
+const codeDelims = " \t'\"`,;()[]{}<>:@=/\\"
+
+// hasRegisteredSecret reports whether a line contains a secret registered
+// with the service's redactor. The redactor masks registered values and
+// credential shapes alike, so the line is compared with a redactor that
+// knows no registered value; words are also checked on their own, because
+// a registered value inside a credential shape (a URL password) is masked
+// by both.
+func (s *Service) hasRegisteredSecret(line string) bool {
+	if s.red.String(line) != patternsOnly.String(line) {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(codeDelims, r) }) {
+		if s.red.String(w) != patternsOnly.String(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // scanFiles refuses file contents that add a registered secret or a token
 // to the repository. orig holds the files' current contents (nil: every
 // line counts as added).
@@ -41,7 +62,7 @@ func (s *Service) scanFiles(files []FileChange, orig map[string][]byte) error {
 			if have[l] {
 				continue
 			}
-			if s.red.String(l) != patternsOnly.String(l) || tokenShapes.MatchString(l) {
+			if s.hasRegisteredSecret(l) || tokenShapes.MatchString(l) {
 				s.log.Warn("refused to commit content containing a secret", "file", f.Path)
 				return &flowError{msg: fmt.Sprintf("Refused to commit the change to %s: it would add a secret to the repository. Nothing was written to GitHub.", s.red.String(f.Path)), err: ErrSecretInOutput}
 			}
