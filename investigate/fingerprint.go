@@ -111,7 +111,7 @@ var Catalogue = []Signature{
 	sig("upstream-5xx", "any", `no healthy upstream|upstream connect error|502 Bad Gateway|503 Service Unavailable|upstream prematurely closed`, ErrDependency, BucketInfrastructure, RolePropagated, false, 45, "upstream failure reported by a proxy"),
 	sig("rate-limited", "any", `429 Too Many Requests|(?i)rate limit(?:ed| exceeded)|TooManyRequests|Throttling(?:Exception)?:`, ErrDependency, BucketInfrastructure, RoleCause, false, 60, "throttled by a dependency"),
 	sig("timeout-generic", "any", `(?i)\btimed? ?out\b|ETIMEDOUT|ESOCKETTIMEDOUT|Gateway Timeout`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 35, "timeout"),
-	sig("disk-full", "any", `No space left on device|ENOSPC|disk quota exceeded`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 85, "disk full"),
+	sig("disk-full", "any", `(?i:no space left on device)|ENOSPC|(?i:disk quota exceeded)`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 85, "disk full"),
 
 	// Kubernetes
 	sig("k8s-oomkilled", "k8s", `OOMKilled|OOM[- ]?killed|oom-kill|Memory cgroup out of memory|exit code 137|exitCode: 137|Exit Code:\s+137`, ErrOOM, BucketInfrastructure, RoleCause, true, 95, "container OOM-killed"),

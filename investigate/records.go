@@ -93,7 +93,7 @@ func (r *Records) Recurring() (key string, values []string) {
 		if total < r.lines/2 || total < 4 {
 			continue // the key is not on most failing lines
 		}
-		if distinct > 5 || float64(distinct) > float64(total)/3 {
+		if distinct > 5 || distinct*2 > total {
 			continue // values vary from failure to failure: not specific records
 		}
 		share := float64(total) / float64(r.lines)

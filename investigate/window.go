@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	sinceClockRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started(?: at)?|after|around|about|at)\s*(?:about|around|approx\.?|~|≈)?\s*~?\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|utc|z)?\b`)
+	sinceClockRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started(?: at)?|after|around|about|at)\s*(?:about|around|approx\.?|approximately|roughly|like|maybe|~|≈)?\s*~?\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|utc|z)?\b`)
 	lastDurRE    = regexp.MustCompile(`(?i)\b(?:for|in|over|during)?\s*(?:the\s+)?(?:last|past)\s+(\d+|an?|one|few|couple(?: of)?)?\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)\b`)
 	agoRE        = regexp.MustCompile(`(?i)\b(\d+|an?|one|few|couple(?: of)?)\s*(m|mins?|minutes?|h|hrs?|hours?)\s+ago\b`)
 )

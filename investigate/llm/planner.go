@@ -141,6 +141,7 @@ type run struct {
 	rejected    int
 	outChars    int
 	seen        map[string]string // tool+args -> "R<seq>"
+	unreadable  map[string]bool   // files a verification read could not find
 	forceNext   bool
 	forceWhy    string
 	repaired    bool
@@ -166,7 +167,7 @@ func (p *Planner) Investigate(ctx context.Context, e *investigate.Engine, issue 
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Limits.Deadline)
 	defer cancel()
 	issue = investigate.NormalizeIssue(issue, started)
-	r := &run{p: p, e: e, issue: issue, led: &investigate.Ledger{}, lim: p.cfg.Limits, seen: map[string]string{},
+	r := &run{p: p, e: e, issue: issue, led: &investigate.Ledger{}, lim: p.cfg.Limits, seen: map[string]string{}, unreadable: map[string]bool{},
 		allowed: map[string]investigate.ToolSpec{}, model: p.cfg.Model}
 	r.fence = p.newFence()
 	for _, s := range e.ToolSpecs() {
@@ -186,7 +187,7 @@ func (p *Planner) Investigate(ctx context.Context, e *investigate.Engine, issue 
 	}
 	res.Started = started
 	res.Wall = p.opts.Now().Sub(started)
-	if r.steps > 0 {
+	if r.prompt+r.completion > 0 {
 		res.Usage = &investigate.Usage{PromptTokens: r.prompt, CompletionTokens: r.completion, Model: r.model,
 			CostUSD: p.price.Cost(r.prompt, r.completion)}
 	}

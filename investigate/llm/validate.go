@@ -100,6 +100,10 @@ func (r *run) verifyFile(ctx context.Context, rc investigate.RootCause) (string,
 	if f, ok := r.readFinding(rc.File, rc.Line); ok {
 		return f.File, rc.Line
 	}
+	key := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+	if r.unreadable[key] {
+		return "", 0
+	}
 	if _, ok := r.allowed["source_read"]; !ok || rc.Line <= 0 || r.verifyCalls >= r.lim.MaxVerifyCalls || ctx.Err() != nil {
 		r.notes = append(r.notes, fmt.Sprintf("the model named %s, which no tool read: it is not counted as anchored", truncate(rc.File, 160)))
 		return rc.File, rc.Line
@@ -115,6 +119,7 @@ func (r *run) verifyFile(ctx context.Context, rc investigate.RootCause) (string,
 			}
 		}
 	}
+	r.unreadable[key] = true
 	r.p.metrics.Add(MetricGovernor, 1, "action", "file_dropped")
 	why := string(rec.ErrorKind)
 	if why == "" {
@@ -189,7 +194,11 @@ func (r *run) modeNote() string {
 	return note
 }
 
-func cleanFinding(f investigate.Finding) investigate.Finding {
+// cleanFinding trims a finding for the result and masks personal data in
+// its free text (receipts carry only the engine's secret redaction).
+func (c *cleaner) cleanFinding(f investigate.Finding) investigate.Finding {
+	f.Quote = c.text(f.Quote)
+	f.Exception = c.text(f.Exception)
 	if len(f.Frames) > 5 {
 		f.Frames = f.Frames[:5]
 	}
@@ -197,7 +206,7 @@ func cleanFinding(f investigate.Finding) investigate.Finding {
 		attrs := make(map[string]string, len(f.Attrs))
 		for k, v := range f.Attrs {
 			if k != "window" {
-				attrs[k] = v
+				attrs[k] = c.text(v)
 			}
 		}
 		f.Attrs = attrs
@@ -222,19 +231,22 @@ func (r *run) evidence(refs []string, rc investigate.RootCause, base *investigat
 		id = strings.ToUpper(strings.TrimSpace(id))
 		if f, ok := byID[id]; ok && !seen[id] && len(out) < 12 {
 			seen[id] = true
-			out = append(out, cleanFinding(f))
+			out = append(out, r.p.clean.cleanFinding(f))
 		}
 	}
 	if len(out) == 0 {
 		if sameCause(base.RootCause, rc) {
-			return base.Evidence
+			for _, f := range base.Evidence {
+				out = append(out, r.p.clean.cleanFinding(f))
+			}
+			return out
 		}
 		svc := investigate.NormalizeServiceName(rc.Service)
 		for _, rec := range receipts {
 			for _, f := range rec.Findings {
 				if len(out) < 8 && investigate.NormalizeServiceName(f.Service) == svc &&
 					f.Kind != investigate.KindCallEdge && f.Kind != investigate.KindSourceAnchor && f.Kind != investigate.KindManifest {
-					out = append(out, cleanFinding(f))
+					out = append(out, r.p.clean.cleanFinding(f))
 				}
 			}
 		}
@@ -248,7 +260,7 @@ func (r *run) evidence(refs []string, rc investigate.RootCause, base *investigat
 				}
 			}
 			if !dup {
-				out = append(out, cleanFinding(f))
+				out = append(out, r.p.clean.cleanFinding(f))
 			}
 		}
 	}

@@ -1,0 +1,95 @@
+package investigate
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func fieldOf(fs []ManifestField, kind string) *ManifestField {
+	for i := range fs {
+		if fs[i].Kind == kind {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func TestLocateManifestFieldsDeployment(t *testing.T) {
+	b, err := os.ReadFile("../../shared/scenarios/examples/cart-oomkilled-low-limit/repo/deploy/k8s/cart.yaml")
+	require.NoError(t, err)
+	fs, err := LocateManifestFields("deploy/k8s/cart.yaml", b, "cart")
+	require.NoError(t, err)
+	m := fieldOf(fs, FieldMemoryLimit)
+	require.NotNil(t, m)
+	assert.Equal(t, 58, m.Line)
+	assert.Equal(t, "128Mi", m.Value)
+	assert.Equal(t, "spec.template.spec.containers[cart].resources.limits.memory", m.Path)
+	assert.Equal(t, 34, fieldOf(fs, FieldImage).Line)
+	assert.Equal(t, "3", fieldOf(fs, FieldReplicas).Value)
+	other, err := LocateManifestFields("deploy/k8s/cart.yaml", b, "checkout")
+	require.NoError(t, err)
+	assert.Empty(t, other, "another workload's manifest says nothing about checkout")
+}
+
+func TestLocateManifestFieldsHelmAndCertificates(t *testing.T) {
+	values := []byte(`# quote-engine chart values
+quoteEngine:
+  replicaCount: 3
+  image:
+    repository: ghcr.io/acme/quote-engine
+    tag: "1.8.2"
+  resources:
+    limits:
+      memory: 512Mi   # raised in March
+  tls:
+    trustBundles:
+      - ba-root-ca-g2
+`)
+	fs, err := LocateManifestFields("charts/quote-engine/values.yaml", values, "quote-engine")
+	require.NoError(t, err)
+	assert.Equal(t, 9, fieldOf(fs, FieldMemoryLimit).Line)
+	assert.Equal(t, `1.8.2`, fieldOf(fs, FieldImageTag).Value)
+	require.NotNil(t, fieldOf(fs, FieldTLS))
+
+	cert := []byte("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: fraud-scoring\nspec:\n  secretName: fraud-scoring-tls\n  issuerRef:\n    name: internal-ca\n    kind: ClusterIssuer\n")
+	fs, err = LocateManifestFields("deploy/certs/fraud-scoring.yaml", cert, "fraud-scoring")
+	require.NoError(t, err)
+	iss := fieldOf(fs, FieldIssuer)
+	require.NotNil(t, iss)
+	assert.Equal(t, 8, iss.Line)
+	assert.Equal(t, "internal-ca", iss.Value)
+}
+
+func TestLocateConfigKeys(t *testing.T) {
+	ini := []byte("[pgbouncer]\nlisten_port = 6432\n; max_client_conn = 100\nmax_client_conn = 200\ndefault_pool_size = 20\n")
+	fs := LocateConfigKeys("deploy/pgbouncer/pgbouncer.ini", ini, []string{"max_client_conn"})
+	require.Len(t, fs, 1, "comments are not settings")
+	assert.Equal(t, 4, fs[0].Line)
+	assert.Equal(t, "200", fs[0].Value)
+}
+
+func TestNextMemory(t *testing.T) {
+	assert.Equal(t, "256Mi", nextMemory("128Mi", 133372665))
+	assert.Equal(t, "2Gi", nextMemory("1Gi", 0))
+	assert.Equal(t, "", nextMemory("lots", 0))
+}
+
+func TestRecordsFollowSpecificRecords(t *testing.T) {
+	var r Records
+	for i, sku := range []string{"4004217", "4004218", "4004217", "4011950", "4004217", "4004218"} {
+		r.Add("pricing failed basket=bsk_" + string(rune('a'+i)) + "0d9 suspect_sku=" + sku + " NullPointerException")
+	}
+	key, vals := r.Recurring()
+	assert.Equal(t, "suspect_sku", key)
+	assert.Equal(t, []string{"4004217", "4004218", "4011950"}, vals)
+
+	var spread Records
+	for i := 0; i < 8; i++ {
+		spread.Add("request failed order_id=ord_" + string(rune('a'+i)) + "99 timeout")
+	}
+	key, _ = spread.Recurring()
+	assert.Empty(t, key, "every failure on another record is not bad data")
+}
