@@ -35,8 +35,8 @@ func BenchmarkRoundConcurrency(b *testing.B) {
 		seq += run(true)
 	}
 	n := time.Duration(b.N)
-	b.ReportMetric(float64((par/n).Milliseconds()), "parallel_ms")
-	b.ReportMetric(float64((seq/n).Milliseconds()), "sequential_ms")
+	b.ReportMetric(float64((par / n).Milliseconds()), "parallel_ms")
+	b.ReportMetric(float64((seq / n).Milliseconds()), "sequential_ms")
 	b.ReportMetric(float64(par)/float64(seq), "ratio")
 }
 

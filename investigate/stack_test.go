@@ -10,8 +10,8 @@ import (
 func TestParseStackTopAppFrame(t *testing.T) {
 	cases := []struct {
 		name, text, file string
-		line            int
-		hint            string
+		line             int
+		hint             string
 	}{
 		{"java", "java.lang.NullPointerException: x\n\tat java.util.Objects.requireNonNull(Objects.java:209)\n\tat com.acme.shop.ad.AdService$AdServiceImpl.resolveCategories(AdService.java:137)\n\tat io.grpc.stub.ServerCalls.invoke(ServerCalls.java:182)",
 			"AdService.java", 137, "com/acme/shop/ad/AdService.java"},
