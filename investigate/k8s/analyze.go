@@ -752,7 +752,8 @@ func (a *analyzer) scanLogs(t logTarget, lines []string) {
 			}
 			envAttrs(attrs, text, c)
 			g = &group{text: text, o: &observation{f: f, pod: t.Pod, first: at, last: at, prio: 1, attrs: attrs,
-				quote: fmt.Sprintf("%s/%s previous container log: %s", t.Pod, t.Container, f.Quote)}}
+				quote: fmt.Sprintf("%s/%s previous container log: %s", t.Pod, t.Container, lastMatchingLine(text, f))}}
+			g.o.f.Quote = lastMatchingLine(text, f)
 			groups[key] = g
 			order = append(order, key)
 		}
@@ -857,7 +858,6 @@ func (a *analyzer) findings(services []string) (out, unattributed []investigate.
 			q += fmt.Sprintf(" [%d pods of %s affected, %d occurrences]", len(g.pods), f.Service, total)
 		}
 		f.Quote = investigate.Quote(q, 320)
-		f.Frames = nil
 		if f.Service == "" {
 			unattributed = append(unattributed, f)
 			continue
@@ -962,4 +962,22 @@ func joinEntries(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// lastMatchingLine quotes the last line of a multi-line entry that matches
+// the finding's signature: in a traceback that is the exception itself
+// ("ImportError: urllib3 v2 only supports OpenSSL 1.1.1+"), not the
+// statement that raised it.
+func lastMatchingLine(text string, f investigate.Finding) string {
+	sig := investigate.SignatureByID(f.Signature)
+	if sig == nil || !strings.Contains(text, "\n") {
+		return f.Quote
+	}
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if sig.Pattern.MatchString(lines[i]) {
+			return investigate.Quote(lines[i], 200)
+		}
+	}
+	return f.Quote
 }

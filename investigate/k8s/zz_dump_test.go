@@ -34,7 +34,7 @@ func TestZZDump(t *testing.T) {
 	fmt.Println("SUMMARY:", res.Summary)
 	for _, f := range res.Findings {
 		b, _ := json.Marshal(f.Attrs)
-		fmt.Printf("- %s %s [%s/%s] %s n=%d %s..%s\n    %s\n    %s\n", f.Kind, f.Service, f.Signature, f.ErrorType, "", f.Count, f.Time.Format("15:04:05"), f.LastTime.Format("15:04:05"), f.Quote, b)
+		fmt.Printf("- %s %s [%s/%s] %s n=%d %s..%s\n    %s\n    %s\n", f.Kind, f.Service, f.Signature, f.ErrorType, fmt.Sprintf("%s:%d", f.File, f.Line), f.Count, f.Time.Format("15:04:05"), f.LastTime.Format("15:04:05"), f.Quote, b)
 	}
 	if os.Getenv("DUMP_DATA") != "" {
 		b, _ := json.MarshalIndent(res.Data, "", "  ")

@@ -41,9 +41,9 @@ var ingressUpstreamRE = regexp.MustCompile(`\[([a-z0-9][a-z0-9-]*[a-z0-9])\] \[[
 
 var statusText = map[string]string{"500": "500 Internal Server Error", "502": "502 Bad Gateway", "503": "503 Service Unavailable", "504": "504 Gateway Timeout"}
 
-// accessLogText rewrites a 5xx access log line as an error text a human
+// AccessLogText rewrites a 5xx access log line as an error text a human
 // (and the fingerprint catalogue) reads: "504 Gateway Timeout from upstream X for GET /path".
-func accessLogText(line string) (text, upstream string, ok bool) {
+func AccessLogText(line string) (text, upstream string, ok bool) {
 	m := accessLogRE.FindStringSubmatch(line)
 	if m == nil || m[3][0] != '5' {
 		return "", "", false
@@ -341,7 +341,7 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 				level = labelLevel
 			}
 			upstream := ""
-			if t, up, ok := accessLogText(v[1]); ok {
+			if t, up, ok := AccessLogText(v[1]); ok {
 				text, upstream, level = t, up, "error"
 			}
 			f, ok := investigate.TextFinding(investigate.KindLogPattern, investigate.FamilyLogs, svc, text, at)

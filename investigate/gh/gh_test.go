@@ -1,0 +1,113 @@
+package gh_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/gh"
+	"github.com/autoheal/autoheal/scenario"
+	ghsim "github.com/autoheal/autoheal/sim/github"
+)
+
+const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+
+func start(t *testing.T, dir string, tok string) (*gh.Changes, *gh.Source, *scenario.Scenario, *ghsim.Server) {
+	t.Helper()
+	s, err := scenario.Load(dir)
+	require.NoError(t, err)
+	srv, err := ghsim.NewFromScenario(s, ghsim.Options{Tokens: []string{token}})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	ch, src := gh.New(gh.Config{APIURL: hs.URL + "/", Token: tok, Repo: s.Config["repo"], Ref: s.Config["ref"]})
+	return ch, src, s, srv
+}
+
+func call(t *testing.T, c investigate.Capability, tool string, args map[string]any) (*investigate.ToolResult, error) {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	return c.Call(context.Background(), tool, b)
+}
+
+func TestReadSourceMapsFramesToRepoPaths(t *testing.T) {
+	_, src, _, _ := start(t, "../../../shared/scenarios/examples/checkout-fails-payment-typeerror", token)
+	res, err := call(t, src, gh.ToolReadSource, map[string]any{"file": "charge.js", "line": 58, "service": "payment"})
+	require.NoError(t, err)
+	require.Len(t, res.Findings, 1)
+	f := res.Findings[0]
+	assert.Equal(t, "src/payment/charge.js", f.File)
+	assert.Contains(t, f.Quote, "request.shippingCost.units")
+	assert.Contains(t, f.Attrs["window"], ">   58")
+
+	_, err = call(t, src, gh.ToolReadSource, map[string]any{"file": "charge.js", "line": 5000, "service": "payment"})
+	assert.Equal(t, investigate.ErrKindNotFound, investigate.KindOf(err), "a line past the end does not match the deployed ref")
+	_, err = call(t, src, gh.ToolReadSource, map[string]any{"file": "Nope.java", "line": 3})
+	assert.Equal(t, investigate.ErrKindNotFound, investigate.KindOf(err))
+}
+
+func TestRecentCommitsCarryChangedLines(t *testing.T) {
+	ch, _, s, _ := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", token)
+	res, err := call(t, ch, gh.ToolRecentCommits, map[string]any{
+		"since": s.Now.Add(-72 * time.Hour).Format(time.RFC3339), "until": s.Now.Format(time.RFC3339)})
+	require.NoError(t, err)
+	var ad *investigate.Finding
+	for i, f := range res.Findings {
+		if f.File == "src/ad/src/main/java/com/acme/shop/ad/AdService.java" {
+			ad = &res.Findings[i]
+		}
+	}
+	require.NotNil(t, ad)
+	assert.Contains(t, ad.Attrs["hunks"], "-")
+	assert.Contains(t, ad.Attrs["added"], "137:")
+	assert.Contains(t, ad.Attrs["added"], "categoryAliases.get(key.toLowerCase(Locale.ROOT)).trim()")
+}
+
+func TestManifestsOfAService(t *testing.T) {
+	_, src, _, _ := start(t, "../../../shared/scenarios/examples/cart-oomkilled-low-limit", token)
+	res, err := call(t, src, gh.ToolManifests, map[string]any{"service": "cart"})
+	require.NoError(t, err)
+	found := false
+	for _, f := range res.Findings {
+		if f.Attrs["field"] == investigate.FieldMemoryLimit {
+			found = true
+			assert.Equal(t, "deploy/k8s/cart.yaml", f.File)
+			assert.Equal(t, 58, f.Line)
+			assert.Equal(t, "128Mi", f.Attrs["value"])
+		}
+	}
+	assert.True(t, found, res.Summary)
+}
+
+func TestBadTokenIsUnauthorizedAndNeverEchoed(t *testing.T) {
+	bad := "ghp_WRONGwrongWRONGwrongWRONGwrong0000"
+	ch, _, s, _ := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", bad)
+	_, err := call(t, ch, gh.ToolRecentCommits, map[string]any{
+		"since": s.Now.Add(-time.Hour).Format(time.RFC3339), "until": s.Now.Format(time.RFC3339)})
+	require.Error(t, err)
+	assert.Equal(t, investigate.ErrKindUnauthorized, investigate.KindOf(err))
+	assert.NotContains(t, err.Error(), bad)
+}
+
+func TestRateLimitIsClassified(t *testing.T) {
+	_, src, _, srv := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", token)
+	_, err := srv.Inject(ghsim.Fault{Method: "GET", Path: "/repos/**", Kind: ghsim.FaultRateLimit})
+	require.NoError(t, err)
+	_, err = call(t, src, gh.ToolReadSource, map[string]any{"file": "AdService.java", "line": 137})
+	require.Error(t, err)
+	assert.Equal(t, investigate.ErrKindRateLimited, investigate.KindOf(err))
+}
+
+func TestUnconfigured(t *testing.T) {
+	ch, src := gh.New(gh.Config{})
+	assert.False(t, ch.Availability().Configured)
+	assert.Contains(t, src.Availability().Reason, "repo")
+	_, src = gh.New(gh.Config{Repo: "not-a-repo"})
+	assert.Contains(t, src.Availability().Reason, "owner/name")
+}
