@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	cartDir    = "/work/shared/scenarios/examples/cart-oomkilled-low-limit"
+	cartDir    = "../../../shared/scenarios/examples/cart-oomkilled-low-limit"
 	payoutsDir = "../../testdata/scenarios/payouts-worker-crashloop-renamed-env"
 )
 
