@@ -261,19 +261,50 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
 	defer cancel()
 	_ = lock.Extend(actx, approveLockTTL)
-	out, err := b.o.Remediator.Approve(actx, ApprovalRequest{
-		JobID: v.JobID, IssueKey: doc.Job.Issue.Key, Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+	d, err := b.o.Remediator.Approve(actx, ApprovalRequest{
+		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: values(resolved),
 	})
 	if err != nil {
-		safe := b.o.Redactor.String(err.Error())
-		log.Error("pull request not opened", "err", safe)
-		doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalFailed, By: user, Error: truncateRunes(safe, 300)}
-	} else {
-		log.Info("pull request opened", "pr", out.PRURL)
-		doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalApproved, By: user, PRURL: out.PRURL}
+		log.Error("pull request not opened", "err", b.o.Redactor.String(err.Error()))
+		if d.State == "" {
+			d.State, d.Error = render.ApprovalFailed, "the pull request could not be opened; click Retry to resume"
+		}
+	}
+	switch d.State {
+	case "":
+		// Refused or nothing to do: show the result as it was.
+		doc.Approval = render.ApprovalView{Eligible: true}
+	case render.ApprovalFailed:
+		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, Error: truncateRunes(b.o.Redactor.String(d.Error), 300)}
+	default:
+		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, PRURL: d.PRURL}
+		log.Info("approval recorded", "state", d.State, "pr", d.PRURL)
 	}
 	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
+	b.notes(actx, v, user, d, log)
+}
+
+// notes shows a decision's texts: the thread note to all, the user note to
+// the clicker.
+func (b *Bot) notes(ctx context.Context, v render.ActionValue, user string, d Decision, log *slog.Logger) {
+	if n := strings.TrimSpace(d.ThreadNote); n != "" {
+		if _, err := b.post(ctx, v.Channel, v.ThreadTS, text(b.o.Redactor.String(n)), "decision note"); err != nil {
+			log.Warn("decision note not posted", "err", err)
+		}
+	}
+	if n := strings.TrimSpace(d.UserNote); n != "" {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(b.o.Redactor.String(n)), "decision note")
+	}
+}
+
+// remediationKey is the issue key pull requests are keyed by: the alert's
+// key, or one per investigation for mentions.
+func remediationKey(doc *resultDoc, jobID string) string {
+	if k := doc.Job.Issue.Key; k != "" {
+		return k
+	}
+	return "slack-" + jobID
 }
 
 // openReject asks an approver why the fix is wrong.
@@ -437,17 +468,29 @@ func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ac
 		return
 	}
 	reason = b.o.Redactor.String(reason)
-	if b.o.Remediator != nil {
-		resolved, _ := b.resolve(ctx, v.Channel, v.ThreadTS)
-		if err := b.o.Remediator.Reject(ctx, ApprovalRequest{
-			JobID: v.JobID, IssueKey: doc.Job.Issue.Key, Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-			Result: doc.Result, Settings: values(resolved),
-		}, reason); err != nil {
-			log.Error("rejection not recorded by the remediator", "err", b.o.Redactor.String(err.Error()))
+	if b.o.Remediator == nil {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("Approval is not available on this AutoHeal: nothing to reject."), "no remediator")
+		return
+	}
+	resolved, err := b.resolve(ctx, v.Channel, v.ThreadTS)
+	if err != nil {
+		log.Error("reject: settings unavailable", "err", err)
+	}
+	d, err := b.o.Remediator.Reject(ctx, ApprovalRequest{
+		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		Result: doc.Result, Settings: values(resolved),
+	}, reason)
+	if err != nil {
+		log.Error("rejection not recorded", "err", b.o.Redactor.String(err.Error()))
+		if d.UserNote == "" {
+			d.UserNote = "The rejection could not be recorded; try again."
 		}
 	}
-	channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, meta.MessageTS)
-	doc.Approval = render.ApprovalView{Eligible: doc.Approval.Eligible, State: render.ApprovalRejected, By: user, RejectReason: reason}
-	b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
+	if d.State == render.ApprovalRejected {
+		channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, meta.MessageTS)
+		doc.Approval = render.ApprovalView{Eligible: doc.Approval.Eligible, State: render.ApprovalRejected, By: user, RejectReason: reason}
+		b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
+	}
+	b.notes(ctx, v, user, d, log)
 	log.Info("fix rejected")
 }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -17,33 +16,46 @@ import (
 
 // Remediator opens the pull request of an approved fix and records
 // rejections. A nil Remediator means approvals are not available: results
-// say so instead of showing Approve.
+// say so instead of showing Approve. RemediatorFromService adapts
+// *remediate.Service.
 type Remediator interface {
-	// Approve opens (or converges onto) the pull request for req's fix.
-	Approve(ctx context.Context, req ApprovalRequest) (ApprovalOutcome, error)
+	// Approve opens (or finds, or resumes) the pull request for req's fix.
+	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 	// Reject records that req.User rejected the fix, and why.
-	Reject(ctx context.Context, req ApprovalRequest, reason string) error
+	Reject(ctx context.Context, req ApprovalRequest, reason string) (Decision, error)
 }
 
 // ApprovalRequest is one decision on a proposed fix.
 type ApprovalRequest struct {
-	JobID    string
+	JobID string
+	// IssueKey names the incident (the alert's key, or one derived from
+	// the job for mentions); it names the branch and de-duplicates PRs.
 	IssueKey string
 	Channel  string
 	ThreadTS string
-	User     string // Slack user id of the approver
+	User     string // Slack user id of the clicker
 	Result   *investigate.HealResult
 	// Settings is the thread's resolved session (repo, ref, github_api_url,
-	// github_token…). Secrets in it are registered with redact.
+	// github_token…); its secrets are registered with redact.
 	Settings map[string]string
 }
 
-// ApprovalOutcome is what an approval produced.
-type ApprovalOutcome struct {
+// Decision is what a click did. Texts are already redacted and safe to show.
+type Decision struct {
+	// State is the approval state the result shows from now on; "" leaves
+	// it unchanged (refused, busy, nothing to do).
+	State render.ApprovalState
 	PRURL string
+	// Error says why opening the pull request failed (State failed).
+	Error string
+	// ThreadNote is a line for the thread (audit, convergence); UserNote
+	// is shown to the clicker only.
+	ThreadNote string
+	UserNote   string
 }
 
-// Authorizer decides who may approve or reject fixes.
+// Authorizer decides who may approve or reject fixes; *remediate.Service
+// implements it from AUTOHEAL_APPROVERS.
 type Authorizer interface {
 	Authorize(ctx context.Context, userID string) (bool, error)
 }
@@ -53,25 +65,17 @@ type GroupMembers interface {
 	GetUserGroupMembersContext(ctx context.Context, userGroup string, options ...slack.GetUserGroupMembersOption) ([]string, error)
 }
 
-// Approver list limits.
+// User group cache limits.
 const (
-	maxApproverEntries = 200
-	groupCacheTTL      = 5 * time.Minute
+	groupCacheTTL  = 5 * time.Minute
+	maxGroupsCache = 256
 )
 
-var (
-	approverUserRE  = regexp.MustCompile(`^[UW][A-Z0-9]{2,24}$`)
-	approverGroupRE = regexp.MustCompile(`^S[A-Z0-9]{2,24}$`)
-	subteamRE       = regexp.MustCompile(`^<!subteam\^(S[A-Z0-9]{2,24})(?:\|[^>]*)?>$`)
-)
-
-// ApproverList authorizes the users and user-group members named in
-// AUTOHEAL_APPROVERS. An empty list authorizes nobody: pull requests need
-// named approvers.
-type ApproverList struct {
-	users  map[string]bool
-	groups []string
-	api    GroupMembers
+// UserGroups resolves Slack user groups to their members
+// (usergroups.users.list), cached for five minutes; it is the group
+// resolver of remediate's approver check.
+type UserGroups struct {
+	api GroupMembers
 
 	mu    sync.Mutex
 	cache map[string]groupMembers
@@ -79,90 +83,39 @@ type ApproverList struct {
 }
 
 type groupMembers struct {
-	members map[string]bool
+	members []string
 	at      time.Time
 }
 
-// ParseApprovers reads a comma- or space-separated list of Slack user ids
-// (U…, W…) and user group ids (S…, or <!subteam^S…> as Slack writes them).
-// Group members are looked up with api, cached for five minutes.
-func ParseApprovers(s string, api GroupMembers) (*ApproverList, error) {
-	a := &ApproverList{users: map[string]bool{}, api: api, cache: map[string]groupMembers{}, now: time.Now}
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == ';' })
-	if len(fields) > maxApproverEntries {
-		return nil, fmt.Errorf("AUTOHEAL_APPROVERS: %d entries, at most %d", len(fields), maxApproverEntries)
-	}
-	var bad []string
-	for _, f := range fields {
-		if m := subteamRE.FindStringSubmatch(f); m != nil {
-			f = m[1]
-		}
-		switch {
-		case approverUserRE.MatchString(f):
-			a.users[f] = true
-		case approverGroupRE.MatchString(f):
-			a.groups = append(a.groups, f)
-		default:
-			bad = append(bad, fmt.Sprintf("%q", truncateRunes(f, 30)))
-		}
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("AUTOHEAL_APPROVERS: not a Slack user (U…/W…) or user group (S…) id: %s", strings.Join(bad, ", "))
-	}
-	if len(a.groups) > 0 && api == nil {
-		return nil, errors.New("AUTOHEAL_APPROVERS names user groups but no Slack client is given to list their members")
-	}
-	return a, nil
+// NewUserGroups returns a resolver over api.
+func NewUserGroups(api GroupMembers) *UserGroups {
+	return &UserGroups{api: api, cache: map[string]groupMembers{}, now: time.Now}
 }
 
-// Empty reports whether the list names nobody.
-func (a *ApproverList) Empty() bool { return a == nil || len(a.users) == 0 && len(a.groups) == 0 }
+var groupIDRE = regexp.MustCompile(`^S[A-Z0-9]{2,30}$`)
 
-// Authorize reports whether userID is a named approver or a member of a
-// named group.
-func (a *ApproverList) Authorize(ctx context.Context, userID string) (bool, error) {
-	if a == nil {
-		return false, nil
+// GroupMembers returns the user ids of a group.
+func (g *UserGroups) GroupMembers(ctx context.Context, groupID string) ([]string, error) {
+	if !groupIDRE.MatchString(groupID) {
+		return nil, fmt.Errorf("user group %q: not a Slack user group id", truncateRunes(groupID, 40))
 	}
-	if a.users[userID] {
-		return true, nil
-	}
-	var errs []error
-	for _, g := range a.groups {
-		members, err := a.members(ctx, g)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if members[userID] {
-			return true, nil
-		}
-	}
-	if len(errs) > 0 {
-		return false, errors.Join(errs...)
-	}
-	return false, nil
-}
-
-func (a *ApproverList) members(ctx context.Context, group string) (map[string]bool, error) {
-	a.mu.Lock()
-	c, ok := a.cache[group]
-	a.mu.Unlock()
-	if ok && a.now().Sub(c.at) < groupCacheTTL {
+	g.mu.Lock()
+	c, ok := g.cache[groupID]
+	g.mu.Unlock()
+	if ok && g.now().Sub(c.at) < groupCacheTTL {
 		return c.members, nil
 	}
-	ids, err := a.api.GetUserGroupMembersContext(ctx, group)
+	ids, err := g.api.GetUserGroupMembersContext(ctx, groupID)
 	if err != nil {
-		return nil, fmt.Errorf("members of user group %s: %w", group, err)
+		return nil, fmt.Errorf("members of user group %s: %w", groupID, err)
 	}
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
+	g.mu.Lock()
+	if len(g.cache) >= maxGroupsCache {
+		clear(g.cache)
 	}
-	a.mu.Lock()
-	a.cache[group] = groupMembers{members: m, at: a.now()}
-	a.mu.Unlock()
-	return m, nil
+	g.cache[groupID] = groupMembers{members: ids, at: g.now()}
+	g.mu.Unlock()
+	return ids, nil
 }
 
 // hasRepoChange reports whether the fix is a change to a repository that a

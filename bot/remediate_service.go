@@ -1,0 +1,67 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/autoheal/autoheal/remediate"
+	"github.com/autoheal/autoheal/render"
+)
+
+// RemediatorFromService adapts the pull-request flow of remediate to the
+// bot: outcomes become approval states and notes.
+func RemediatorFromService(s *remediate.Service) Remediator { return serviceRemediator{s: s} }
+
+type serviceRemediator struct{ s *remediate.Service }
+
+func credentials(settings map[string]string) *remediate.Credentials {
+	if settings["github_token"] == "" && settings["github_api_url"] == "" {
+		return nil
+	}
+	return &remediate.Credentials{APIURL: settings["github_api_url"], Token: settings["github_token"]}
+}
+
+func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
+	out, err := r.s.Approve(ctx, remediate.ApproveRequest{
+		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings),
+	})
+	d := Decision{PRURL: out.PRURL, UserNote: out.Ephemeral}
+	switch out.Status {
+	case remediate.StatusCreated, remediate.StatusExisting:
+		d.State = render.ApprovalApproved
+		if out.Status == remediate.StatusExisting && d.UserNote == "" {
+			d.UserNote = out.Message
+		}
+	case remediate.StatusConverged:
+		d.State, d.ThreadNote = render.ApprovalApproved, out.Message
+	case remediate.StatusInProgress:
+		d.State = render.ApprovalOpening
+		if d.UserNote == "" {
+			d.UserNote = out.Message
+		}
+	case remediate.StatusFailed:
+		d.State, d.Error = render.ApprovalFailed, out.Message
+	case remediate.StatusUnauthorized:
+		d.ThreadNote = out.Message
+	default: // rejected earlier, ineligible, nothing to do
+		if d.UserNote == "" {
+			d.UserNote = out.Message
+		}
+	}
+	return d, err
+}
+
+func (r serviceRemediator) Reject(ctx context.Context, req ApprovalRequest, reason string) (Decision, error) {
+	out, err := r.s.Reject(ctx, req.IssueKey, req.User, reason)
+	d := Decision{UserNote: out.Ephemeral}
+	switch out.Status {
+	case remediate.StatusRejected:
+		d.State = render.ApprovalRejected
+	case remediate.StatusUnauthorized:
+		d.ThreadNote = out.Message
+	default:
+		if d.UserNote == "" {
+			d.UserNote = out.Message
+		}
+	}
+	return d, err
+}
