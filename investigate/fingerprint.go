@@ -85,6 +85,12 @@ var Catalogue = []Signature{
 	sig("dotnet-runtime", "dotnet", `System\.(?:InvalidOperationException|ArgumentException|ArgumentNullException|ArgumentOutOfRangeException|IndexOutOfRangeException|InvalidCastException|DivideByZeroException|Collections\.Generic\.KeyNotFoundException|NotImplementedException)`, ErrRuntime, BucketCodeBug, RoleCause, false, 60, ".NET runtime exception"),
 	sig("dotnet-timeout", "dotnet", `TaskCanceledException|System\.TimeoutException|The operation was canceled|A task was canceled`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 50, ".NET timeout / cancellation"),
 
+	// Ruby, PHP, Rust
+	sig("ruby-nil", "ruby", "undefined method [\x60'][\\w?!]+' for nil|NoMethodError: undefined method .* for nil", ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "Ruby method called on nil"),
+	sig("php-null", "php", `Call to a member function \w+\(\) on null|Attempt to read property "\w+" on null|Trying to access array offset on value of type null`, ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "PHP member access on null"),
+	sig("rust-unwrap", "rust", "called \x60(?:Option|Result)::unwrap\\(\\)\x60 on (?:a \x60None\x60 value|an \x60Err\x60 value)|called \x60Option::expect\\(\\)\x60", ErrNullPointer, BucketCodeBug, RoleCause, false, 86, "Rust unwrap on None/Err"),
+	sig("rust-panic", "rust", `thread '[^']+' panicked at|index out of bounds: the len is`, ErrRuntime, BucketCodeBug, RoleCause, false, 60, "Rust panic"),
+
 	// Databases and data
 	sig("db-deadlock", "any", `deadlock detected|Deadlock found when trying to get lock|was deadlocked on lock resources`, ErrRace, BucketFlake, RoleCause, false, 80, "database deadlock"),
 	sig("db-constraint", "any", `violates (?:not-null|foreign key|unique|check) constraint|duplicate key value|Duplicate entry .* for key|IntegrityError|invalid input syntax for type|out of range for type|value too long for type`, ErrDataValidation, BucketBadData, RoleCause, false, 72, "data violates a database constraint"),

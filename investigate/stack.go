@@ -21,6 +21,12 @@ var (
 	// Go: "main.(*Server).Charge(...)" on one line, "\t/app/charge.go:88 +0x1d" on the next.
 	goFuncRE  = regexp.MustCompile(`(?m)^\s*([\w./-]+(?:\.\(\*?[\w]+\))?\.[\w.]+)\(.*\)\s*$`)
 	goFrameRE = regexp.MustCompile(`(?m)^\s*(/[^\s:]+\.go|[\w./-]+\.go):(\d+)(?:\s+\+0x[0-9a-f]+)?\s*$`)
+	// Ruby: /app/app/models/order.rb:42:in `total'
+	rubyFrameRE = regexp.MustCompile("([\\w./-]+\\.rb):(\\d+):in [\x60'\"]([^'\"\x60]+)['\"\x60]?")
+	// PHP: #0 /var/www/src/Cart.php(57): App\Cart->total()  /  in /var/www/src/Cart.php on line 57  /  /var/www/src/Cart.php:57
+	phpFrameRE = regexp.MustCompile(`([\w./-]+\.php)(?:\((\d+)\)|:(\d+)| on line (\d+))`)
+	// Rust: panicked at src/handlers/checkout.rs:57:31  /  at src/main.rs:42:17
+	rustFrameRE = regexp.MustCompile(`(?:panicked at |at )'?([\w./-]+\.rs):(\d+)(?::\d+)?`)
 	// Generic path:line mentions in one-line errors: "at /app/main.go:88", "handler.go:57:".
 	genericFileLineRE = regexp.MustCompile(`((?:/|\b)[\w./-]*\w\.(?:go|java|py|js|ts|cs|rb|kt|php|rs|scala|mjs|cjs|tsx)):(\d+)`)
 )
@@ -59,6 +65,21 @@ func ParseStack(text string) []Frame {
 		}
 	case goFrameRE.MatchString(text):
 		frames = parseGoStack(text)
+	case rubyFrameRE.MatchString(text):
+		for _, m := range rubyFrameRE.FindAllStringSubmatch(text, 64) {
+			line, _ := strconv.Atoi(m[2])
+			frames = append(frames, Frame{File: m[1], Line: line, Function: m[3]})
+		}
+	case phpFrameRE.MatchString(text):
+		for _, m := range phpFrameRE.FindAllStringSubmatch(text, 64) {
+			line, _ := strconv.Atoi(m[2] + m[3] + m[4])
+			frames = append(frames, Frame{File: m[1], Line: line})
+		}
+	case rustFrameRE.MatchString(text):
+		for _, m := range rustFrameRE.FindAllStringSubmatch(text, 64) {
+			line, _ := strconv.Atoi(m[2])
+			frames = append(frames, Frame{File: m[1], Line: line})
+		}
 	case nodeFrameRE.MatchString(text):
 		for _, m := range nodeFrameRE.FindAllStringSubmatch(text, 64) {
 			line, _ := strconv.Atoi(m[3])
@@ -104,6 +125,7 @@ var libraryPathMarkers = []string{
 	"node_modules/", "node:internal", "<anonymous>", "/site-packages/", "/dist-packages/",
 	"/usr/lib/python", "/usr/local/lib/python", "/usr/local/go/", "/go/pkg/mod/", "/vendor/",
 	"/root/go/pkg/", "GOROOT", "/opt/hostedtoolcache/", "/usr/share/dotnet/", "/_/src/", "/lib/python",
+	"/gems/", "/vendor/bundle/", "/.cargo/registry/", "/rustc/", "/vendor/composer/", "/usr/share/php/",
 	// Bundled / generated output: not a repository path.
 	"/.next/", "/chunks/", ".min.js", "webpack", "/.nuxt/", "/__pycache__/",
 }
@@ -199,7 +221,7 @@ func PathHint(f Frame) string {
 		}
 		return file
 	}
-	for _, prefix := range []string{"/usr/src/app/", "/app/", "/srv/app/", "/srv/", "/code/", "/workspace/", "/opt/app/", "/home/app/", "/src/", "/go/src/", "/var/task/", "/build/"} {
+	for _, prefix := range []string{"/usr/src/app/", "/app/", "/srv/app/", "/srv/", "/code/", "/workspace/", "/opt/app/", "/home/app/", "/src/", "/go/src/", "/var/task/", "/build/", "/var/www/html/", "/var/www/", "/rails/"} {
 		if strings.HasPrefix(file, prefix) {
 			return strings.TrimPrefix(file, prefix)
 		}

@@ -159,12 +159,12 @@ type run struct {
 // returns a result: on any failure of the model the deterministic
 // conclusion over the receipts gathered so far answers, and ModeNote says
 // why. The error is non-nil only for a nil engine.
-func (p *Planner) Investigate(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
+func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
 	if e == nil {
 		return nil, errors.New("llm: Investigate needs an engine")
 	}
 	started := p.opts.Now()
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.Limits.Deadline)
+	ctx, cancel := context.WithTimeout(parent, p.cfg.Limits.Deadline)
 	defer cancel()
 	issue = investigate.NormalizeIssue(issue, started)
 	r := &run{p: p, e: e, issue: issue, led: &investigate.Ledger{}, lim: p.cfg.Limits, seen: map[string]string{}, unreadable: map[string]bool{},
@@ -183,6 +183,7 @@ func (p *Planner) Investigate(ctx context.Context, e *investigate.Engine, issue 
 	receipts, data := r.callAll(ctx, plannerFirstRound, first)
 	res, err := r.converse(ctx, receipts, data)
 	if err != nil {
+		r.completeDeterministically(parent, ctx)
 		res = r.fallback(err)
 	}
 	res.Started = started
@@ -641,6 +642,101 @@ func (r *run) unusedTools() []string {
 		if !used[n] {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// fallbackGrace bounds the deterministic completion after the deadline.
+const fallbackGrace = 15 * time.Second
+
+// completeDeterministically makes the calls of the engine's second round
+// that are still missing — the source at the frame its conclusion anchors
+// on, the manifests of an infrastructure cause — so that the deterministic
+// answer is as good as the engine's own. After the planner's deadline it
+// gets a short grace period, unless the caller is gone.
+func (r *run) completeDeterministically(parent, ctx context.Context) {
+	if ctx.Err() != nil {
+		if parent.Err() != nil {
+			return
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(parent), fallbackGrace)
+		defer cancel()
+	}
+	receipts := r.led.Receipts()
+	done := map[string]bool{}
+	for _, rc := range receipts {
+		if rc.OK {
+			done[rc.Tool] = true
+		}
+	}
+	base := r.e.ConcludeReceipts(r.issue, receipts).RootCause
+	if base.Service == "" || base.Bucket == investigate.BucketUnknown {
+		return
+	}
+	svc := investigate.NormalizeServiceName(base.Service)
+	var calls []investigate.ToolCall
+	if _, ok := r.allowed["source_read"]; ok && base.File == "" && !done["source_read"] {
+		for _, f := range r.anchorCandidates(receipts, svc) {
+			calls = append(calls, investigate.ToolCall{Tool: "source_read",
+				Args: map[string]any{"file": investigate.PathHint(f), "line": f.Line, "service": base.Service}})
+			break
+		}
+	}
+	infra := base.Bucket == investigate.BucketInfrastructure
+	switch base.ErrorType {
+	case investigate.ErrOOM, investigate.ErrConfig, investigate.ErrResourceExhaustion, investigate.ErrTLS:
+		infra = true
+	}
+	if _, ok := r.allowed["source_manifests"]; ok && infra && !done["source_manifests"] {
+		calls = append(calls, investigate.ToolCall{Tool: "source_manifests", Args: map[string]any{"service": base.Service}})
+	}
+	r.e.CallAll(ctx, r.led, plannerFirstRound, calls)
+}
+
+// anchorCandidates lists the application frames the service's own failures
+// point at, most frequent first (traces count double, as in the engine).
+func (r *run) anchorCandidates(receipts []investigate.Receipt, svc string) []investigate.Frame {
+	type key struct {
+		file string
+		line int
+	}
+	count := map[key]int{}
+	frames := map[key]investigate.Frame{}
+	var order []key
+	for _, rc := range receipts {
+		for _, f := range rc.Findings {
+			switch f.Kind {
+			case investigate.KindException, investigate.KindErrorSpan, investigate.KindLogPattern:
+			default:
+				continue
+			}
+			if investigate.NormalizeServiceName(f.Service) != svc || f.Attrs["blame"] == "callee" || f.Attrs["relayed_by"] != "" {
+				continue
+			}
+			top, ok := investigate.TopAppFrame(f.Frames)
+			if !ok && f.File != "" && f.Line > 0 {
+				top, ok = investigate.Frame{File: f.File, Line: f.Line, Function: f.Function}, true
+			}
+			if !ok {
+				continue
+			}
+			k := key{top.File, top.Line}
+			n := max(f.Count, 1)
+			if f.Family == investigate.FamilyTraces {
+				n *= 2
+			}
+			if _, seen := frames[k]; !seen {
+				frames[k] = top
+				order = append(order, k)
+			}
+			count[k] += n
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	out := make([]investigate.Frame, len(order))
+	for i, k := range order {
+		out[i] = frames[k]
 	}
 	return out
 }
