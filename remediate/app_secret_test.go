@@ -1,6 +1,7 @@
 package remediate
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
@@ -9,6 +10,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -138,7 +142,9 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 	red.Register(secret)
 	e := newGHEnv(t, paymentScenario, ghsim.Options{})
 	store, _ := newStore(t)
-	s := newService(t, e, svcConfig{store: store, redactor: red})
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := newService(t, e, svcConfig{store: store, redactor: red, logger: logger})
 	ctx := ctxT(t)
 	key := "secret-key"
 	thread := threadURL + "?ref=" + secret
@@ -203,6 +209,11 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 	tr, err := json.Marshal(e.transcript.Entries())
 	require.NoError(t, err)
 	stored = append(stored, string(tr), out.Message, same.Message, diff.Message, iss.Message)
+	a, err := store.GetApproval(ctx, key)
+	require.NoError(t, err)
+	audit, err := store.AuditLog(ctx, key)
+	require.NoError(t, err)
+	stored = append(stored, fmt.Sprintf("%+v %+v", a, audit))
 	require.Greater(t, len(stored), 10)
 	for _, text := range stored {
 		assert.NotContains(t, text, secret)
@@ -210,7 +221,7 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 
 	t.Run("a patch that adds the secret is refused before any write", func(t *testing.T) {
 		e := newGHEnv(t, paymentScenario, ghsim.Options{})
-		s := newService(t, e, svcConfig{store: store, redactor: red})
+		s := newService(t, e, svcConfig{store: store, redactor: red, logger: logger})
 		res := paymentResult(t, e.sc, "secret-in-code", false)
 		lines := scenarioLines(t, e.sc, paymentFile)
 		res.Fix.Patch.Diff = investigate.UnifiedDiff(paymentFile, lines, 58, 58, []string{lines[57], "  const dsn = 'postgres://app:" + secret + "@db/pay';"})
@@ -226,7 +237,7 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 	})
 	t.Run("an issue key holding a secret never reaches the branch name", func(t *testing.T) {
 		e := newGHEnv(t, paymentScenario, ghsim.Options{})
-		s := newService(t, e, svcConfig{store: store, redactor: red})
+		s := newService(t, e, svcConfig{store: store, redactor: red, logger: logger})
 		k := "alert-" + secret
 		out, err := s.Approve(ctx, ApproveRequest{IssueKey: k, User: approver, Result: paymentResult(t, e.sc, k, false)})
 		require.NoError(t, err)
@@ -239,4 +250,18 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotContains(t, string(tr), secret)
 	})
+	assert.NotEmpty(t, logs.String())
+	assert.NotContains(t, logs.String(), secret, "log lines never carry the secret")
+}
+
+// syncWriter serializes writes to a buffer shared by goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -731,3 +731,39 @@ func TestPerRequestCredentials(t *testing.T) {
 	assert.Equal(t, StatusCreated, out.Status)
 	fmt.Fprint(&strings.Builder{}, out) // outcomes print without panicking
 }
+
+func TestConcurrentRefiresWithANewFixAddOneCommit(t *testing.T) {
+	e := newGHEnv(t, paymentScenario, ghsim.Options{})
+	stores, _ := newStores(t, 2)
+	a := newService(t, e, svcConfig{store: stores[0]})
+	b := newService(t, e, svcConfig{store: stores[1]})
+	ctx := ctxT(t)
+	key := "refire-race"
+	_, err := a.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: paymentResult(t, e.sc, key, false)})
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	results := make(chan Outcome, 4)
+	for _, s := range []*Service{a, b, a, b} {
+		wg.Add(1)
+		go func(s *Service) {
+			defer wg.Done()
+			out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, true), FireCount: 2})
+			assert.NoError(t, err)
+			results <- out
+		}(s)
+	}
+	wg.Wait()
+	close(results)
+	prs := e.pulls(t)
+	require.Len(t, prs, 1)
+	require.Len(t, prs[0].Commits, 2, "exactly one incremental commit")
+	for o := range results {
+		// Racing replicas either made that same commit (git ids are
+		// content-addressed, so identical work is one commit) or found it.
+		assert.Equal(t, StatusConverged, o.Status)
+		assert.Contains(t, []Convergence{ConvergedCommitted, ConvergedNone}, o.Converged)
+		assert.Equal(t, prs[0].HeadSHA, o.CommitSHA)
+	}
+	assert.Contains(t, e.file(t, prs[0].HeadSHA, paymentFile), "request.shippingCost?.units")
+}

@@ -185,6 +185,7 @@ type svcConfig struct {
 	groups    GroupResolver
 	github    *GitHubOptions
 	now       func() time.Time
+	logger    *slog.Logger
 }
 
 func newService(t testing.TB, e *ghEnv, c svcConfig) *Service {
@@ -201,7 +202,10 @@ func newService(t testing.TB, e *ghEnv, c svcConfig) *Service {
 	if c.github != nil {
 		gopts = *c.github
 	}
-	s, err := New(Options{GitHub: gopts, Store: c.store, Approvers: ap, Groups: c.groups, Redactor: c.redactor, Logger: quietLogger(), Now: c.now})
+	if c.logger == nil {
+		c.logger = quietLogger()
+	}
+	s, err := New(Options{GitHub: gopts, Store: c.store, Approvers: ap, Groups: c.groups, Redactor: c.redactor, Logger: c.logger, Now: c.now})
 	require.NoError(t, err)
 	return s
 }

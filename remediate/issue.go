@@ -84,12 +84,12 @@ func (s *Service) CreateIssue(ctx context.Context, req IssueRequest) (Outcome, e
 		msg := messageFor(err)
 		retry, at := retryInfo(err)
 		if _, ferr := s.store.FailApproval(bctx, rkey, a.Lease, s.red.String(msg)); ferr != nil {
-			s.log.Warn("record issue failure", "issue_key", key, "err", ferr)
+			s.log.Warn("record issue failure", "issue_key", s.red.String(key), "err", s.errText(ferr))
 		}
 		return s.finish(Outcome{Status: StatusFailed, Message: msg, Retryable: retry, RetryAt: at}), err
 	}
 	if _, err := s.store.CompleteApproval(bctx, rkey, a.Lease, iss.GetNumber(), iss.GetHTMLURL()); err != nil {
-		s.log.Warn("complete issue record", "issue_key", key, "err", err)
+		s.log.Warn("complete issue record", "issue_key", s.red.String(key), "err", s.errText(err))
 	}
 	st, verb := StatusExisting, "exists"
 	if created {

@@ -302,7 +302,7 @@ func (s *Service) Authorize(ctx context.Context, userID string) (bool, error) {
 func (s *Service) refuse(ctx context.Context, key, user, action string) Outcome {
 	entry := fmt.Sprintf("unauthorized %s click by %s refused", action, user)
 	if err := s.store.Audit(ctx, key, entry); err != nil {
-		s.log.Warn("audit unauthorized click", "issue_key", key, "user", user, "err", err)
+		s.log.Warn("audit unauthorized click", "issue_key", s.red.String(key), "user", user, "err", s.errText(err))
 	}
 	who := "Ask one of the approvers"
 	if m := s.opts.Approvers.Mentions(); m != "" {
@@ -341,10 +341,10 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 		return Outcome{Status: StatusFailed, Message: "This approval is incomplete and cannot be processed."}, err
 	}
 	key := req.IssueKey
-	log := s.log.With("issue_key", key, "user", req.User)
+	log := s.log.With("issue_key", s.red.String(key), "user", req.User)
 	ok, err := s.Authorize(ctx, req.User)
 	if err != nil {
-		log.Warn("authorize approver", "err", err)
+		log.Warn("authorize approver", "err", s.errText(err))
 		return s.finish(Outcome{Status: StatusFailed, Retryable: true,
 			Message: "Could not check whether you may approve (Slack user groups unavailable); try again."}), err
 	}
@@ -377,14 +377,14 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 		msg := messageFor(err)
 		retry, at := retryInfo(err)
 		if errors.Is(err, sessions.ErrLeaseLost) {
-			log.Warn("approval lease lost", "err", err)
+			log.Warn("approval lease lost", "err", s.errText(err))
 			return s.finish(Outcome{Status: StatusInProgress, Message: "Another AutoHeal replica took over opening this pull request."}), nil
 		}
-		log.Warn("approval failed", "err", err, "retryable", retry)
+		log.Warn("approval failed", "err", s.errText(err), "retryable", retry)
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if _, ferr := s.store.FailApproval(bctx, key, a.Lease, s.red.String(msg)); ferr != nil {
-			log.Warn("record approval failure", "err", ferr)
+			log.Warn("record approval failure", "err", s.errText(ferr))
 		}
 		return s.finish(Outcome{Status: StatusFailed, Branch: out.Branch, Message: msg, Retryable: retry, RetryAt: at}), err
 	}
@@ -392,7 +392,7 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 	defer cancel()
 	if _, err := s.store.CompleteApproval(bctx, key, a.Lease, out.PRNumber, out.PRURL); err != nil {
 		// The pull request exists; the next click finds it by its branch.
-		log.Warn("complete approval", "err", err, "pr", out.PRNumber)
+		log.Warn("complete approval", "err", s.errText(err), "pr", out.PRNumber)
 	}
 	log.Info("pull request ready", "pr", out.PRNumber, "created", out.Created, "branch", out.Branch)
 	return s.finish(out), nil
@@ -458,7 +458,7 @@ func (s *Service) Reject(ctx context.Context, key, user, reason string) (Outcome
 	if reason != "" {
 		msg += ": " + reason
 	}
-	s.log.Info("fix rejected", "issue_key", key, "user", user)
+	s.log.Info("fix rejected", "issue_key", s.red.String(key), "user", user)
 	return s.finish(Outcome{Status: StatusRejected, Message: msg + ". No pull request will be opened."}), nil
 }
 
@@ -732,7 +732,7 @@ func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error
 	if key == "" || req.Result == nil {
 		return Outcome{Status: StatusFailed, Message: "This re-fire is incomplete and cannot be processed."}, errors.New("remediate: refire needs an issue key and a result")
 	}
-	log := s.log.With("issue_key", key)
+	log := s.log.With("issue_key", s.red.String(key))
 	repoName := firstNonEmpty(req.Result.Repo, s.opts.Repo)
 	if repoName == "" {
 		return Outcome{Status: StatusNoPR, Converged: ConvergedNone}, nil
@@ -751,7 +751,7 @@ func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error
 	fail := func(err error) (Outcome, error) {
 		retry, at := retryInfo(err)
 		out.Status, out.Message, out.Retryable, out.RetryAt = StatusFailed, "Could not update the pull request for this re-fire: "+messageFor(err), retry, at
-		log.Warn("refire failed", "err", err)
+		log.Warn("refire failed", "err", s.errText(err))
 		return s.finish(out), err
 	}
 	pr, err := rc.findOpenPR(ctx, branch)
@@ -850,4 +850,12 @@ func shortSHA(s string) string {
 		return s[:7]
 	}
 	return s
+}
+
+// errText renders an error for a log line, secrets masked.
+func (s *Service) errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return s.red.String(err.Error())
 }
