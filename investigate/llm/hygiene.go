@@ -306,6 +306,15 @@ func (c *cleaner) viewFinding(seq, i int, f investigate.Finding) findingView {
 		Function: t(truncate(f.Function, 160)), ErrorType: string(f.ErrorType), Exception: t(truncate(f.Exception, 120)),
 		Signature: f.Signature, Count: f.Count, First: shortTime(f.Time), Last: shortTime(f.LastTime),
 		Quote: t(truncate(f.Quote, 400)), Peer: t(f.Peer)}
+	if f.Kind != investigate.KindSourceAnchor && f.Kind != investigate.KindManifest && f.Kind != investigate.KindChangeCorrelation {
+		// Show where to read: the repository path hint of the top application
+		// frame, as source_read expects it (/usr/src/app/charge.js -> charge.js).
+		if top, ok := investigate.TopAppFrame(f.Frames); ok {
+			v.File, v.Line = t(investigate.PathHint(top)), top.Line
+		} else if f.File != "" {
+			v.File = t(investigate.PathHint(investigate.Frame{File: f.File, Line: f.Line, Function: f.Function}))
+		}
+	}
 	if v.Count == 1 {
 		v.Count = 0
 	}

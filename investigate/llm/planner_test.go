@@ -378,7 +378,7 @@ func TestBucketRulesDecideWhichFixMayBeProposed(t *testing.T) {
 		"manifest_edit": map[string]any{"file": "deploy/k8s/ad.yaml", "line": 3, "path": "x", "old_value": "1", "new_value": "2", "reason": "y"},
 	})
 	env = startSim(t, oaisim.Options{Model: oaisim.Replies(
-		oaisim.Calls(oaisim.Call("source_read", map[string]any{"file": "AdService.java", "line": 137, "service": "ad"})), oaisim.Answer(code))})
+		oaisim.Calls(oaisim.Call("source_read", map[string]any{"file": "com/acme/shop/ad/AdService.java", "line": 137, "service": "ad"})), oaisim.Answer(code))})
 	res = runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
 
 	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)

@@ -110,8 +110,18 @@ func (r *run) verifyFile(ctx context.Context, rc investigate.RootCause) (string,
 	}
 	r.verifyCalls++
 	r.p.metrics.Add(MetricToolCalls, 1, "outcome", "verify")
+	// Read the file as the evidence's frames name it when they do, so that
+	// the engine's own conclusion anchors on the same read.
+	file := rc.File
+	for _, fr := range r.anchorCandidates(r.led.Receipts(), investigate.NormalizeServiceName(rc.Service)) {
+		hint := investigate.PathHint(fr)
+		if absInt(fr.Line-rc.Line) <= 3 && (samePath(hint, rc.File) || path.Base(hint) == path.Base(rc.File)) {
+			file = hint
+			break
+		}
+	}
 	rec := r.e.Call(ctx, r.led, plannerLLM, investigate.ToolCall{Tool: "source_read",
-		Args: map[string]any{"file": rc.File, "line": rc.Line, "service": rc.Service}})
+		Args: map[string]any{"file": file, "line": rc.Line, "service": rc.Service}})
 	if rec.OK {
 		for _, f := range rec.Findings {
 			if f.Kind == investigate.KindSourceAnchor {

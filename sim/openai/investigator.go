@@ -242,10 +242,10 @@ func (iv Investigator) Reply(req *ChatRequest) Reply {
 	}
 	if mayCall {
 		var next []ToolCall
-		if bucket != "infrastructure" && cd.frame != nil && anchor == nil && req.HasTool("source_read") && !alreadyCalled(req, "source_read") {
+		if bucket != "infrastructure" && cd.frame != nil && anchor == nil && req.HasTool("source_read") && !alreadyCalled(req, calls, "source_read") {
 			next = append(next, Call("source_read", map[string]any{"file": cd.frame.File, "line": cd.frame.Line, "service": cd.service}))
 		}
-		if bucket == "infrastructure" && !manifestsRead && req.HasTool("source_manifests") && !alreadyCalled(req, "source_manifests") {
+		if bucket == "infrastructure" && !manifestsRead && req.HasTool("source_manifests") && !alreadyCalled(req, calls, "source_manifests") {
 			next = append(next, Call("source_manifests", map[string]any{"service": cd.service}))
 		}
 		if len(next) > 0 {
@@ -255,15 +255,23 @@ func (iv Investigator) Reply(req *ChatRequest) Reply {
 	return Answer(iv.answer(req, cd, et, bucket, anchor, manifest))
 }
 
-func alreadyCalled(req *ChatRequest, tool string) bool {
+// alreadyCalled reports a tool that answered successfully, or that was
+// asked for twice already (no loops on a tool that keeps failing).
+func alreadyCalled(req *ChatRequest, calls []obsCall, tool string) bool {
+	for _, c := range calls {
+		if c.Tool == tool && c.OK {
+			return true
+		}
+	}
+	n := 0
 	for _, m := range req.Messages {
 		for _, tc := range m.ToolCalls {
 			if tc.Function.Name == tool {
-				return true
+				n++
 			}
 		}
 	}
-	return false
+	return n >= 2
 }
 
 func manifestFits(errorType string, f *obsFinding) bool {
