@@ -206,6 +206,15 @@ func proposeCode(ctx context.Context, p *Proposal, res *investigate.HealResult, 
 		if err != nil || p.Ineligible != "" {
 			return err
 		}
+	} else {
+		_, err := rr.ReadFile(ctx, p.Repo, p.Ref, file)
+		switch {
+		case err == nil:
+			p.Ineligible = fmt.Sprintf("The suggested patch creates %s, which already exists at %s.", file, refName(p.Ref))
+			return nil
+		case !errors.Is(err, ErrFileNotFound):
+			return fmt.Errorf("remediate: read %s at %s: %w", file, refName(p.Ref), err)
+		}
 	}
 	out, err := ApplyHunks(old, files[0].Hunks)
 	if err != nil {

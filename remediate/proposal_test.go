@@ -153,6 +153,25 @@ func TestProposeByBucket(t *testing.T) {
 			contains: `The manifest edit does not apply to deploy/k8s/cart.yaml:58 at main: line 58 (spec.template.spec.containers[cart].resources.limits.memory) is "128Mi", not "96Mi"`,
 		},
 		{name: "nil result", res: nil, kind: KindNone, ineligible: ReasonNilResult},
+		{
+			name: "patch creating a new file",
+			res: func() *investigate.HealResult {
+				r := code()
+				r.Fix.Patch = &investigate.Patch{File: "src/payment/guard.js", Diff: "--- /dev/null\n+++ b/src/payment/guard.js\n@@ -0,0 +1,1 @@\n+module.exports = (v) => v ?? {};\n"}
+				return r
+			}(),
+			kind: KindCodePatch,
+		},
+		{
+			name: "patch creating a file that exists",
+			res: func() *investigate.HealResult {
+				r := code()
+				r.Fix.Patch = &investigate.Patch{File: paymentFile, Diff: "--- /dev/null\n+++ b/" + paymentFile + "\n@@ -0,0 +1,1 @@\n+x\n"}
+				return r
+			}(),
+			kind:       KindNone,
+			ineligible: "The suggested patch creates src/payment/charge.js, which already exists at main.",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,7 +191,7 @@ func TestProposeByBucket(t *testing.T) {
 				require.Len(t, p.Files, 1)
 				assert.NotEmpty(t, p.Diff)
 				assert.NotEmpty(t, p.Title)
-				assert.Equal(t, blobSHA([]byte(files[p.Files[0].Path])), p.Files[0].BaseSHA)
+				assert.Equal(t, blobSHA([]byte(files[p.Files[0].Path])), p.Files[0].BaseSHA, "the blob id of the original (empty for a new file)")
 			} else {
 				assert.Empty(t, p.Files, "an ineligible proposal carries no change")
 			}

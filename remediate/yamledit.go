@@ -375,6 +375,8 @@ func scalarSpan(content []byte, n *yaml.Node, inFlow bool) (int, int, error) {
 		if !bytes.HasPrefix(line[pos:], []byte(n.Value)) || n.Value == "" {
 			return 0, 0, fmt.Errorf("%w: the value at line %d spans several lines or is written unusually", ErrUnsupportedEdit, n.Line)
 		}
+		// (A multi-line plain scalar's value holds its folded continuation, so
+		// it never is a prefix of its first line.)
 		end := pos + len(n.Value)
 		if end < len(line) {
 			c := line[end]
@@ -382,38 +384,9 @@ func scalarSpan(content []byte, n *yaml.Node, inFlow bool) (int, int, error) {
 			if !ok {
 				return 0, 0, fmt.Errorf("%w: the value at line %d continues past %q", ErrUnsupportedEdit, n.Line, clip(n.Value, 40))
 			}
-		} else if next := nextContentLine(content, lineEnd); next != "" && isContinuation(next, n.Column) {
-			return 0, 0, fmt.Errorf("%w: the value at line %d continues on the next line", ErrUnsupportedEdit, n.Line)
 		}
 		return lineStart + start, lineStart + end, nil
 	}
-}
-
-// nextContentLine returns the next line after offset end (skipping the terminator).
-func nextContentLine(content []byte, end int) string {
-	for end < len(content) && (content[end] == '\r' || content[end] == '\n') {
-		if content[end] == '\n' {
-			end++
-			break
-		}
-		end++
-	}
-	rest := content[end:]
-	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	return strings.TrimRight(string(rest), "\r")
-}
-
-// isContinuation reports whether a line would continue a multi-line plain
-// scalar that started at column col: more indented and not a comment.
-func isContinuation(line string, col int) bool {
-	t := strings.TrimLeft(line, " ")
-	if t == "" || strings.HasPrefix(t, "#") {
-		return false
-	}
-	indent := len(line) - len(t)
-	return indent >= col-1 && indent > 0 && !strings.HasPrefix(t, "- ") && !strings.Contains(t, ": ") && !strings.HasSuffix(t, ":")
 }
 
 // checkSpan verifies that the quoted text decodes to the node's value.
