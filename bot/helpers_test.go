@@ -320,3 +320,16 @@ func (e *testEnv) allRedisValues(t testing.TB) string {
 	require.NoError(t, iter.Err())
 	return b.String()
 }
+
+func loadScenario(name string) (*scenario.Scenario, error) {
+	return scenario.Load(examplesDir + "/" + name)
+}
+
+// startBackends serves a scenario's backends without configuring anything.
+func startBackends(t testing.TB, s *scenario.Scenario) *harness.Backends {
+	t.Helper()
+	b, err := harness.Start(s, harness.Options{})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	return b
+}
