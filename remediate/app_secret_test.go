@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -264,4 +265,37 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+func TestGitHubOptionsFromEnv(t *testing.T) {
+	_, pemBytes := rsaKey(t)
+	dir := t.TempDir()
+	keyFile := dir + "/app.pem"
+	require.NoError(t, os.WriteFile(keyFile, pemBytes, 0o600))
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+	o, err := GitHubOptionsFromEnv(env(map[string]string{"GITHUB_API_URL": "https://ghe.acme.dev/api/v3/", "GITHUB_TOKEN": testToken}))
+	require.NoError(t, err)
+	assert.Equal(t, GitHubOptions{APIURL: "https://ghe.acme.dev/api/v3/", Token: testToken}, o)
+
+	o, err = GitHubOptionsFromEnv(env(map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_APP_ID": "12", "GITHUB_APP_INSTALLATION_ID": "34", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile}))
+	require.NoError(t, err)
+	require.NotNil(t, o.App)
+	assert.Equal(t, int64(12), o.App.AppID)
+	assert.Equal(t, int64(34), o.App.InstallationID)
+	assert.Empty(t, o.Token, "the app wins over a token")
+
+	for name, m := range map[string]map[string]string{
+		"bad app id":       {"GITHUB_APP_ID": "x"},
+		"no installation":  {"GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY": string(pemBytes)},
+		"no key":           {"GITHUB_APP_ID": "12", "GITHUB_APP_INSTALLATION_ID": "34"},
+		"key not PEM":      {"GITHUB_APP_ID": "12", "GITHUB_APP_INSTALLATION_ID": "34", "GITHUB_APP_PRIVATE_KEY": "s3cr3t-not-a-key"},
+		"missing key file": {"GITHUB_APP_ID": "12", "GITHUB_APP_INSTALLATION_ID": "34", "GITHUB_APP_PRIVATE_KEY_FILE": dir + "/nope.pem"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := GitHubOptionsFromEnv(env(m))
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), "s3cr3t")
+		})
+	}
 }
