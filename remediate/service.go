@@ -543,7 +543,7 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 	if a.Branch != "" && strings.HasPrefix(a.Branch, s.opts.BranchPrefix) {
 		branch = a.Branch // resume on the branch an earlier attempt recorded
 	}
-	out := Outcome{Branch: branch}
+	out := Outcome{Branch: branch, Converged: ConvergedNone}
 	rc, err := s.repo(prop.Repo, req.Credentials)
 	if err != nil {
 		return out, &flowError{msg: "The repository " + prop.Repo + " cannot be used.", err: err}
