@@ -16,8 +16,10 @@ import (
 // deterministic engine's root cause within 6 tool calls and under 20k
 // prompt tokens (as the simulator counts them).
 func TestExamplesMatchDeterministicWithinBudget(t *testing.T) {
+	t.Parallel()
 	for _, name := range exampleNames {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			env := startSim(t, oaisim.Options{Model: oaisim.Investigator{}})
 			p := newPlanner(t, env)
 			res := runScenario(t, example(name), p)

@@ -90,6 +90,7 @@ func receiptsOf(res *investigate.HealResult, tool string) []investigate.Receipt 
 }
 
 func TestRetryAfterIsHonouredThenTheModelAnswers(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.RateLimited(1500*time.Millisecond)),
 		oaisim.Fixed(oaisim.RateLimited(250*time.Millisecond)),
@@ -105,6 +106,7 @@ func TestRetryAfterIsHonouredThenTheModelAnswers(t *testing.T) {
 }
 
 func TestRateLimitedThroughoutFallsBackToTheDeterministicAnswer(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.ModelFunc(func(*oaisim.ChatRequest) oaisim.Reply {
 		return oaisim.RateLimited(10 * time.Millisecond)
 	})})
@@ -125,6 +127,7 @@ func TestRateLimitedThroughoutFallsBackToTheDeterministicAnswer(t *testing.T) {
 }
 
 func TestServerErrorsAreRetriedWithExponentialBackoff(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.ServerError(http.StatusServiceUnavailable)),
 		oaisim.Fixed(oaisim.ServerError(http.StatusBadGateway)),
@@ -142,6 +145,7 @@ func TestServerErrorsAreRetriedWithExponentialBackoff(t *testing.T) {
 }
 
 func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.ModelFunc(func(*oaisim.ChatRequest) oaisim.Reply {
 		return oaisim.RateLimited(2 * time.Minute)
 	})})
@@ -156,6 +160,7 @@ func TestRetryAfterBeyondTheCapEndsRetries(t *testing.T) {
 }
 
 func TestSlowResponsesTimeOutAndFallBack(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.ModelFunc(func(req *oaisim.ChatRequest) oaisim.Reply {
 		return oaisim.Slow(time.Minute, inv.Reply(req))
 	})})
@@ -171,6 +176,7 @@ func TestSlowResponsesTimeOutAndFallBack(t *testing.T) {
 }
 
 func TestDeadlineEndsTheConversation(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.ModelFunc(func(req *oaisim.ChatRequest) oaisim.Reply {
 		return oaisim.Slow(time.Minute, inv.Reply(req))
 	})})
@@ -183,6 +189,7 @@ func TestDeadlineEndsTheConversation(t *testing.T) {
 }
 
 func TestPromptTokenBudgetStopsBeforeSending(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv})
 	p := newPlanner(t, env, func(s *plannerSetup) { s.cfg.Limits.MaxPromptTokens = 1500 })
 	res := runScenario(t, example("ad-npe-missing-context"), p)
@@ -193,6 +200,7 @@ func TestPromptTokenBudgetStopsBeforeSending(t *testing.T) {
 }
 
 func TestRejectedKeyFallsBackWithoutLeakingIt(t *testing.T) {
+	t.Parallel()
 	const wrongKey = "sk-proj-WrongWrongWrong0123456789abcd"
 	env := startSim(t, oaisim.Options{Model: inv})
 	p := newPlanner(t, env, func(s *plannerSetup) { s.cfg.APIKey = wrongKey })
@@ -207,6 +215,7 @@ func TestRejectedKeyFallsBackWithoutLeakingIt(t *testing.T) {
 }
 
 func TestMalformedToolCallArgumentsAreAnsweredAndCounted(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.Calls(oaisim.RawCall("source_read", `{"file": "AdService.java", "line": `))),
 		inv.Reply, inv.Reply)})
@@ -226,6 +235,7 @@ func TestMalformedToolCallArgumentsAreAnsweredAndCounted(t *testing.T) {
 }
 
 func TestUnknownToolIsRefusedAndTheValidParallelCallRuns(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.Calls(
 			oaisim.Call("github_merge_pull_request", map[string]any{"number": 42}),
@@ -256,6 +266,7 @@ func TestUnknownToolIsRefusedAndTheValidParallelCallRuns(t *testing.T) {
 }
 
 func TestRepeatedCallsAreNotExecutedTwice(t *testing.T) {
+	t.Parallel()
 	read := oaisim.Call("source_read", map[string]any{"file": "AdService.java", "line": 137, "service": "ad"})
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.Calls(read)), oaisim.Fixed(oaisim.Calls(read)), inv.Reply)})
@@ -271,6 +282,7 @@ func TestRepeatedCallsAreNotExecutedTwice(t *testing.T) {
 }
 
 func TestHallucinatedFileIsDroppedNotAnchored(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(
 		oaisim.Answer(answer("ad", "null_pointer", "code_bug", "src/ad/src/main/java/com/acme/shop/ad/AdCache.java", 12, "MEDIUM", nil)))})
 	p := newPlanner(t, env)
@@ -287,6 +299,7 @@ func TestHallucinatedFileIsDroppedNotAnchored(t *testing.T) {
 }
 
 func TestFileTheModelNeverReadIsReadByThePlannerBeforeItCounts(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(
 		oaisim.Answer(answer("ad", "null_pointer", "code_bug", "AdService.java", 137, "HIGH", nil)))})
 	p := newPlanner(t, env)
@@ -303,6 +316,7 @@ func TestFileTheModelNeverReadIsReadByThePlannerBeforeItCounts(t *testing.T) {
 }
 
 func TestOverclaimGetsOneRetryThenIsClamped(t *testing.T) {
+	t.Parallel()
 	high := answer("cart", "oom", "infrastructure", cartYAML, 58, "HIGH", nil)
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(
 		oaisim.Calls(oaisim.Call("source_manifests", map[string]any{"service": "cart"})),
@@ -324,6 +338,7 @@ func TestOverclaimGetsOneRetryThenIsClamped(t *testing.T) {
 }
 
 func TestOverclaimCorrectedAfterTheRetry(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Investigator{Overclaim: true}})
 	p := newPlanner(t, env)
 	res := runScenario(t, example("cart-oomkilled-low-limit"), p)
@@ -338,6 +353,7 @@ func TestOverclaimCorrectedAfterTheRetry(t *testing.T) {
 }
 
 func TestLowFirstAnswerAsksForMoreEvidenceOnce(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.Answer(answer("ad", "null_pointer", "code_bug", "", 0, "LOW", nil))),
 		inv.Reply, inv.Reply)})
@@ -358,6 +374,7 @@ func TestLowFirstAnswerAsksForMoreEvidenceOnce(t *testing.T) {
 }
 
 func TestBucketRulesDecideWhichFixMayBeProposed(t *testing.T) {
+	t.Parallel()
 	diff := "--- a/src/cart/service.go\n+++ b/src/cart/service.go\n@@ -1 +1 @@\n-x\n+y\n"
 	infra := answer("cart", "oom", "infrastructure", cartYAML, 58, "MEDIUM", map[string]any{
 		"patch":         map[string]any{"file": "src/cart/service.go", "diff": diff, "explanation": "free memory"},
@@ -389,6 +406,7 @@ func TestBucketRulesDecideWhichFixMayBeProposed(t *testing.T) {
 }
 
 func TestNeverStoppingModelIsCappedAndConcludesWithWhatExists(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Forever(func(n int, _ *oaisim.ChatRequest) oaisim.ToolCall {
 		return oaisim.Call("logs_query", map[string]any{"query": `{service_name="ad"} |= "` + strings.Repeat("x", n) + `"`,
 			"start": "2026-11-30T09:30:00Z", "end": "2026-11-30T10:30:00Z"})
@@ -407,6 +425,7 @@ func TestNeverStoppingModelIsCappedAndConcludesWithWhatExists(t *testing.T) {
 }
 
 func TestInvalidAnswerGetsOneRepairRequest(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.NewScript(
 		oaisim.Fixed(oaisim.Text("The root cause is a null pointer in the ad service.")),
 		inv.Reply, inv.Reply)})
@@ -418,6 +437,7 @@ func TestInvalidAnswerGetsOneRepairRequest(t *testing.T) {
 }
 
 func TestEmptyThenInvalidAnswerFallsBack(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(oaisim.Text(""), oaisim.Text(`{"root_cause": {"service": "ad", "error_type": "segfault"`))})
 	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
 
@@ -427,6 +447,7 @@ func TestEmptyThenInvalidAnswerFallsBack(t *testing.T) {
 }
 
 func TestMalformedResponseBodyFallsBack(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(oaisim.Malformed())})
 	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
 
@@ -436,6 +457,7 @@ func TestMalformedResponseBodyFallsBack(t *testing.T) {
 }
 
 func TestResponseFormatRejectionIsRememberedPerEndpoint(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv, RejectResponseFormat: true})
 	p := newPlanner(t, env)
 	for range 2 {
@@ -468,6 +490,7 @@ func TestResponseFormatRejectionIsRememberedPerEndpoint(t *testing.T) {
 }
 
 func TestRequestParameters(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv})
 	runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
 	reqs := env.srv.ChatRequests()
@@ -521,6 +544,7 @@ func copyScenario(t *testing.T, src string, without ...string) string {
 }
 
 func TestOnlyConfiguredToolsAreOfferedAndExecuted(t *testing.T) {
+	t.Parallel()
 	dir := copyScenario(t, example("ad-npe-missing-context"), "repo", "changes.json")
 	env := startSim(t, oaisim.Options{Model: oaisim.Replies(
 		oaisim.Calls(oaisim.Call("source_read", map[string]any{"file": "AdService.java", "line": 137})),
@@ -541,6 +565,7 @@ func TestOnlyConfiguredToolsAreOfferedAndExecuted(t *testing.T) {
 }
 
 func TestUsageAndCostAreAccounted(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv})
 	counters := llm.NewCounters()
 	p := newPlanner(t, env, func(s *plannerSetup) {
@@ -566,6 +591,7 @@ func TestUsageAndCostAreAccounted(t *testing.T) {
 }
 
 func TestRecordedSessionReplaysOffline(t *testing.T) {
+	t.Parallel()
 	var rec bytes.Buffer
 	env := startSim(t, oaisim.Options{Model: inv})
 	live := runScenario(t, example("checkout-fails-payment-typeerror"), newPlanner(t, env, func(s *plannerSetup) { s.opts.Record = &rec }))
@@ -595,6 +621,7 @@ func TestRecordedSessionReplaysOffline(t *testing.T) {
 }
 
 func TestInvestigateNeedsAnEngine(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv})
 	_, err := newPlanner(t, env).Investigate(context.Background(), nil, investigate.Issue{Text: "x"})
 	require.Error(t, err)
@@ -602,6 +629,7 @@ func TestInvestigateNeedsAnEngine(t *testing.T) {
 
 // The evaluation harness accepts the planner as its investigator.
 func TestHarnessEvaluateWithThePlanner(t *testing.T) {
+	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv})
 	p := newPlanner(t, env)
 	var dirs []string
