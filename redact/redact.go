@@ -206,3 +206,19 @@ func String(s string) string { return Default.String(s) }
 
 // Register adds secrets to the Default redactor.
 func Register(values ...string) { Default.Register(values...) }
+
+// ContainsRegistered reports whether s contains a registered secret value
+// verbatim (before any masking): a last check before text is published.
+func (r *Redactor) ContainsRegistered(s string) bool {
+	if r == nil || s == "" {
+		return false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, secret := range r.secrets {
+		if strings.Contains(s, secret) {
+			return true
+		}
+	}
+	return false
+}

@@ -46,3 +46,12 @@ func TestValueRedactsNestedSecrets(t *testing.T) {
 	assert.Equal(t, "x", m["query"])
 	assert.NotContains(t, m["nested"].([]any)[0], "abcdefghijklmnop")
 }
+
+func TestContainsRegistered(t *testing.T) {
+	r := New(Options{})
+	r.Register("p@ss:w/rd=12345")
+	assert.True(t, r.ContainsRegistered("postgres://u:p@ss:w/rd=12345@db/x"))
+	assert.False(t, r.ContainsRegistered("nothing here"))
+	var nilR *Redactor
+	assert.False(t, nilR.ContainsRegistered("x"))
+}
