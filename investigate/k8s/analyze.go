@@ -588,7 +588,12 @@ func (a *analyzer) scanEvents() {
 					refAttrs(at, e.Message, nil)
 				}
 			}
-			a.add(investigate.KindK8sEvent, wl, text, o)
+			if added := a.add(investigate.KindK8sEvent, wl, text, o); added != nil && probeRE.MatchString(e.Message) && at["probe_port_mismatch"] != "true" {
+				// The probe's own configuration is at fault only when it
+				// targets a port the container does not listen on; an
+				// answer such as 503 or a timeout is a symptom of the app.
+				added.f.ErrorType = investigate.ErrUnknown
+			}
 		case "Node":
 			node := e.InvolvedObject.Name
 			at["node"] = node
@@ -836,6 +841,29 @@ func (a *analyzer) findings(services []string) (out, unattributed []investigate.
 		}
 		if o.last.After(g.last) {
 			g.last = o.last
+		}
+	}
+	// A probe failing on a healthy probe configuration is a symptom: when
+	// the workload's crash logs say what is wrong, the failure supports
+	// that error type instead of standing alone.
+	logType := map[string]investigate.ErrorType{}
+	logCount := map[string]int{}
+	for _, o := range a.obs {
+		if o.f.Kind == investigate.KindLogPattern && o.f.ErrorType != investigate.ErrUnknown && o.count > logCount[o.f.Service] {
+			logType[o.f.Service], logCount[o.f.Service] = o.f.ErrorType, o.count
+		}
+	}
+	for _, o := range a.obs {
+		if o.f.Signature == "k8s-probe" && o.f.ErrorType == investigate.ErrUnknown && logType[o.f.Service] != "" {
+			o.f.ErrorType = logType[o.f.Service]
+			o.attrs["error_type_from"] = "previous_container_logs"
+		}
+	}
+	// Victims of node pressure point at what consumes the node's memory.
+	for _, o := range a.obs {
+		node := o.attrs["node"]
+		if o.attrs["reason"] == "Evicted" && len(a.suspects[node]) > 0 {
+			o.attrs["pressure_suspects"] = strings.Join(a.suspects[node], ",")
 		}
 	}
 	for _, k := range order {

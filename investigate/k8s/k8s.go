@@ -405,9 +405,35 @@ func runAll(ctx context.Context, fns ...func()) {
 	wg.Wait()
 }
 
-// workloadStatus reads pods, events, rollouts and nodes, then the previous
-// logs of a few crashed containers, and reports findings.
+// workloadStatus reports findings about the workloads of a namespace, or of
+// the whole cluster when the namespace shows nothing wrong.
 func (c *Capability) workloadStatus(ctx context.Context, ns string, services []string) (*investigate.ToolResult, error) {
+	res, err := c.scan(ctx, ns, services)
+	if err != nil || ns == "" || len(res.Findings) > 0 || ctx.Err() != nil {
+		return res, err
+	}
+	// Nothing is wrong in the namespace the trigger names: what fails may
+	// live elsewhere (a backend behind the gateway that alerted), so look
+	// at the whole cluster, as an SRE would.
+	wide, err := c.scan(ctx, "", services)
+	if err != nil || len(wide.Findings) == 0 {
+		return res, nil
+	}
+	wide.Summary = fmt.Sprintf("nothing wrong in namespace %s; cluster-wide: %s", ns, wide.Summary)
+	if d, ok := wide.Data.(map[string]any); ok {
+		d["widened_from_namespace"] = ns
+	}
+	for i := range wide.Findings {
+		if wide.Findings[i].Attrs["namespace"] != ns {
+			wide.Findings[i].Attrs["outside_namespace"] = ns
+		}
+	}
+	return wide, nil
+}
+
+// scan reads pods, events, rollouts and nodes of a namespace (or of all
+// namespaces), then the previous logs of a few crashed containers.
+func (c *Capability) scan(ctx context.Context, ns string, services []string) (*investigate.ToolResult, error) {
 	snap := &snapshot{namespace: ns}
 	var notes []string
 	var mu sync.Mutex
@@ -491,6 +517,11 @@ func (c *Capability) workloadStatus(ctx context.Context, ns string, services []s
 		// --list-output table: read the pods that look unhealthy one by one.
 		snap.pods = c.podsFromTable(ctx, podTable, &notes)
 	}
+	if ns != "" {
+		// Node pressure has causes outside the namespace: read the other
+		// pods of the pressured nodes.
+		snap.pods = append(snap.pods, c.podsOnPressuredNodes(ctx, snap, &notes)...)
+	}
 	if len(snap.pods) > c.cfg.MaxPods {
 		notes = append(notes, fmt.Sprintf("pods: %d listed, the first %d analysed", len(snap.pods), c.cfg.MaxPods))
 		snap.pods = snap.pods[:c.cfg.MaxPods]
@@ -528,6 +559,67 @@ func (c *Capability) workloadStatus(ctx context.Context, ns string, services []s
 		Findings: findings,
 		Data:     digest(snap, an, findings, unattributed, targets, logs, notes),
 	}, nil
+}
+
+// maxPressuredNodes bounds the nodes whose pods are read across namespaces.
+const maxPressuredNodes = 3
+
+// podsOnPressuredNodes lists the pods of other namespaces running on nodes
+// under pressure that host pods of the snapshot.
+func (c *Capability) podsOnPressuredNodes(ctx context.Context, snap *snapshot, notes *[]string) []pod {
+	hosting := map[string]bool{}
+	for i := range snap.pods {
+		hosting[snap.pods[i].Spec.NodeName] = true
+	}
+	var nodes []string
+	for i := range snap.nodes {
+		n := &snap.nodes[i]
+		if len(n.pressure()) > 0 && hosting[n.Metadata.Name] {
+			nodes = append(nodes, n.Metadata.Name)
+		}
+	}
+	sort.Strings(nodes)
+	if len(nodes) > maxPressuredNodes {
+		nodes = nodes[:maxPressuredNodes]
+	}
+	seen := map[string]bool{}
+	for i := range snap.pods {
+		seen[snap.pods[i].Metadata.Namespace+"/"+snap.pods[i].Metadata.Name] = true
+	}
+	found := make([][]pod, len(nodes))
+	errs := make([]error, len(nodes))
+	var fns []func()
+	for i, n := range nodes {
+		fns = append(fns, func() {
+			text, err := c.call(ctx, "pods_list", map[string]any{"fieldSelector": "spec.nodeName=" + n})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			raws, err := parseObjects(text)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			found[i] = decodeAll[pod](raws)
+		})
+	}
+	runAll(ctx, fns...)
+	var out []pod
+	for i, err := range errs {
+		if err != nil {
+			*notes = append(*notes, fmt.Sprintf("pods on node %s: %v", nodes[i], err))
+		}
+	}
+	for _, ps := range found {
+		for _, p := range ps {
+			if key := p.Metadata.Namespace + "/" + p.Metadata.Name; !seen[key] {
+				seen[key] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // listInto appends the objects of one kind to dst.

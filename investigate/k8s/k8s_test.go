@@ -225,12 +225,52 @@ func TestNodeMemoryPressureEvictions(t *testing.T) {
 	assert.Equal(t, "Evicted", victims.Attrs["reason"])
 	assert.Equal(t, node, victims.Attrs["node"])
 	assert.Contains(t, victims.Quote, "evicted from node "+node)
+	assert.Equal(t, "nightly-report", victims.Attrs["pressure_suspects"], "victims point at what fills the node")
 
 	for _, f := range res.Findings {
 		assert.NotEqual(t, "storefront-tls", f.Service, "certificate issuing is normal")
 	}
 	data := res.Data.(map[string]any)
 	require.Contains(t, data, "nodes_under_pressure")
+}
+
+func TestPressuredNodeSeenFromAnotherNamespace(t *testing.T) {
+	fx := start(t, corpus+"/node-memory-pressure-report-job-evictions", k8smcp.Options{}, Config{})
+	res := fx.status(t, `{"namespace":"storefront"}`)
+	require.NotNil(t, bySig(res.Findings, "storefront-web", "k8s-evicted"))
+	hog := bySig(res.Findings, "nightly-report", "k8s-evicted")
+	require.NotNil(t, hog, "the job in namespace analytics shares the pressured node")
+	assert.Equal(t, "analytics", hog.Attrs["namespace"])
+	assert.Equal(t, 1, fx.calls("tools/call pods_list"), "one cluster-wide read, by node")
+}
+
+func TestHealthyNamespaceWidensToTheCluster(t *testing.T) {
+	fx := start(t, corpus+"/search-api-readiness-probe-wrong-port", k8smcp.Options{}, Config{})
+	res := fx.status(t, `{"namespace":"edge"}`)
+	f := bySig(res.Findings, "search-api", "k8s-probe")
+	require.NotNil(t, f, "%+v", res.Findings)
+	assert.Equal(t, "edge", f.Attrs["outside_namespace"])
+	assert.Equal(t, investigate.ErrConfig, f.ErrorType, "a probe on a port the container does not listen on is misconfigured")
+	assert.Contains(t, res.Summary, "nothing wrong in namespace edge")
+	assert.Equal(t, "edge", res.Data.(map[string]any)["widened_from_namespace"])
+
+	healthy := start(t, corpus+"/catalog-web-n-plus-one-timeouts", k8smcp.Options{}, Config{})
+	res = healthy.status(t, `{"namespace":"nowhere"}`)
+	assert.Empty(t, res.Findings)
+	assert.NotContains(t, res.Summary, "cluster-wide", "a healthy cluster keeps the namespace answer")
+}
+
+func TestAnsweredProbeIsASymptom(t *testing.T) {
+	fx := start(t, corpus+"/export-service-networkpolicy-blocks-redis", k8smcp.Options{}, Config{})
+	res := fx.status(t, `{}`)
+	f := bySig(res.Findings, "export-service", "k8s-probe")
+	require.NotNil(t, f)
+	assert.Empty(t, f.Attrs["probe_port_mismatch"])
+	assert.Equal(t, investigate.ErrNetwork, f.ErrorType, "503s from a well-configured probe support the error the crash logs show")
+	assert.Equal(t, "previous_container_logs", f.Attrs["error_type_from"])
+	logs := bySig(res.Findings, "export-service", "connect-timeout")
+	require.NotNil(t, logs, "%+v", res.Findings)
+	assert.Equal(t, investigate.KindLogPattern, logs.Kind)
 }
 
 func TestOrdersDBSecretKeyRenamed(t *testing.T) {

@@ -27,7 +27,12 @@ func newIndex(workloads []workloadObj) *index {
 	ix := &index{owners: map[string]ownerRef{}, known: map[string]bool{}}
 	for _, w := range workloads {
 		if len(w.Metadata.OwnerReferences) > 0 {
-			ix.owners[w.Kind+"/"+w.Metadata.Namespace+"/"+w.Metadata.Name] = w.Metadata.OwnerReferences[0]
+			o := w.Metadata.OwnerReferences[0]
+			ix.owners[w.Kind+"/"+w.Metadata.Namespace+"/"+w.Metadata.Name] = o
+			switch o.Kind {
+			case "Deployment", "StatefulSet", "DaemonSet", "CronJob":
+				ix.known[o.Name] = true
+			}
 		}
 		switch w.Kind {
 		case "Deployment", "StatefulSet", "DaemonSet", "CronJob":
