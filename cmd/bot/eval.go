@@ -14,9 +14,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the summary object as the last line")
+	lf := addLLMFlags(fs, false)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	planner, done, err := lf.planner(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: give one or more directories holding scenarios", errUsage)
 	}
@@ -27,7 +33,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(dirs) == 0 {
 		return fmt.Errorf("no scenario.yaml found under %v", fs.Args())
 	}
-	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{})
+	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{Investigator: investigator(planner)})
 	if err != nil {
 		return err // a scenario that cannot be loaded: the message names the file
 	}

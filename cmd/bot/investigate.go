@@ -14,6 +14,7 @@ import (
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/investigate/llm"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/scenario"
 )
@@ -30,9 +31,15 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	deadline := fs.Duration("deadline", 60*time.Second, "overall investigation deadline")
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
 	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
+	lf := addLLMFlags(fs, true)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	planner, done, err := lf.planner(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
 	var res *investigate.HealResult
 	if *scen != "" {
 		s, err := scenario.Load(*scen)
@@ -48,9 +55,16 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			defer f.Close()
 			opts.Backends.Transcript = simTranscript(f)
 		}
+		opts.Investigator = investigator(planner)
 		if *explain {
 			opts.Investigator = func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
-				r, err := e.Investigate(ctx, issue)
+				var r *investigate.HealResult
+				var err error
+				if planner != nil {
+					r, err = planner.Investigate(ctx, e, issue)
+				} else {
+					r, err = e.Investigate(ctx, issue)
+				}
 				if err == nil {
 					fmt.Fprintln(stderr, e.Explain(issue, r.Timeline))
 				}
@@ -80,10 +94,18 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 				redact.Register(v)
 			}
 		}
-		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: capset.FromConfig(cfg, capset.Options{})})
-		var err error
-		res, err = e.Investigate(ctx, investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Service: cfg["service_name"],
-			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]})
+		caps := capset.FromConfig(cfg, capset.Options{})
+		if planner != nil {
+			caps = llm.CaptureData(caps) // the model also sees query results, not only findings
+		}
+		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: caps})
+		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Service: cfg["service_name"],
+			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]}
+		if planner != nil {
+			res, err = planner.Investigate(ctx, e, issue)
+		} else {
+			res, err = e.Investigate(ctx, issue)
+		}
 		if err != nil {
 			return err
 		}
@@ -93,7 +115,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	_, err := io.WriteString(stdout, investigate.FormatText(res))
+	_, err = io.WriteString(stdout, investigate.FormatText(res))
 	return err
 }
 

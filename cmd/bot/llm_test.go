@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/autoheal/autoheal/investigate"
+	oaisim "github.com/autoheal/autoheal/sim/openai"
+)
+
+const (
+	cliExamples = "../../../shared/scenarios/examples"
+	cliKey      = "sk-proj-CliTestKey0123456789abcdefgh"
+)
+
+// modelEnv points the LLM planner at a simulator playing the scripted investigator.
+func modelEnv(t *testing.T) *oaisim.Server {
+	t.Helper()
+	srv := oaisim.New(oaisim.Options{Model: oaisim.Investigator{}, Keys: []string{cliKey}})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	t.Setenv("OPENAI_API_KEY", cliKey)
+	t.Setenv("OPENAI_BASE_URL", hs.URL+"/v1")
+	t.Setenv("AUTOHEAL_MODEL", "sim-model")
+	return srv
+}
+
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestInvestigateRecordsAndReplaysAModelSession(t *testing.T) {
+	srv := modelEnv(t)
+	scen := filepath.Join(cliExamples, "checkout-fails-payment-typeerror")
+	rec := filepath.Join(t.TempDir(), "session.jsonl")
+
+	out, stderr, code := run(t, "investigate", "--scenario", scen, "--json", "--record", rec)
+	require.Equal(t, 0, code, stderr)
+	var live investigate.HealResult
+	require.NoError(t, json.Unmarshal([]byte(out), &live))
+	assert.Equal(t, investigate.ModeLLM, live.Mode, live.ModeNote)
+	assert.Equal(t, "src/payment/charge.js", live.RootCause.File)
+	assert.NotEmpty(t, srv.Requests())
+
+	b, err := os.ReadFile(rec)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), cliKey)
+	assert.Equal(t, len(srv.Requests()), strings.Count(strings.TrimSpace(string(b)), "\n")+1)
+
+	// Offline: no key, no endpoint.
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	before := len(srv.Requests())
+	out, stderr, code = run(t, "investigate", "--scenario", scen, "--json", "--replay", rec)
+	require.Equal(t, 0, code, stderr)
+	var replayed investigate.HealResult
+	require.NoError(t, json.Unmarshal([]byte(out), &replayed))
+	assert.Equal(t, investigate.ModeLLM, replayed.Mode, replayed.ModeNote)
+	assert.Equal(t, live.RootCause, replayed.RootCause)
+	assert.Equal(t, before, len(srv.Requests()), "the replay never reached the live endpoint")
+}
+
+func TestNoLLMForcesTheDeterministicEngine(t *testing.T) {
+	srv := modelEnv(t)
+	out, stderr, code := run(t, "investigate", "--no-llm", "--json", "--scenario", filepath.Join(cliExamples, "ad-npe-missing-context"))
+	require.Equal(t, 0, code, stderr)
+	var res investigate.HealResult
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, investigate.ModeDeterministic, res.Mode)
+	assert.Empty(t, srv.Requests())
+
+	_, stderr, code = run(t, "investigate", "--no-llm", "--replay", "x.jsonl", "--scenario", "x")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--no-llm excludes --record and --replay")
+}
+
+func TestEvalUsesThePlannerWhenConfigured(t *testing.T) {
+	srv := modelEnv(t)
+	out, stderr, code := run(t, "eval", "--json", cliExamples)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		Total     int `json:"total"`
+		RCCorrect int `json:"rc_correct"`
+		HighWrong int `json:"high_wrong"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	assert.Equal(t, sum.Total, sum.RCCorrect)
+	assert.Zero(t, sum.HighWrong)
+	assert.NotEmpty(t, srv.Requests(), "the model planned the investigations")
+
+	n := len(srv.Requests())
+	_, stderr, code = run(t, "eval", "--no-llm", cliExamples)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, n, len(srv.Requests()))
+}
