@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -332,4 +333,18 @@ func startBackends(t testing.TB, s *scenario.Scenario) *harness.Backends {
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 	return b
+}
+
+// blocksText is a message's blocks as JSON without HTML escaping, for
+// substring checks ("<@U…>" stays readable).
+func blocksText(m slacksim.Message) string {
+	var v any
+	if json.Unmarshal(m.Blocks, &v) != nil {
+		return string(m.Blocks)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return b.String()
 }
