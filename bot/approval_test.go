@@ -44,7 +44,9 @@ func (f *fakeRemediator) counts() (int, int) {
 
 type onlyUser string
 
-func (u onlyUser) Authorize(_ context.Context, user string) (bool, error) { return user == string(u), nil }
+func (u onlyUser) Authorize(_ context.Context, user string) (bool, error) {
+	return user == string(u), nil
+}
 
 var buttonValueRE = regexp.MustCompile(`"value":"(v1:[^"]+)"`)
 
