@@ -444,6 +444,7 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 	}
 	var podsErr error
 	var podTable string
+	tables := map[string][]map[string]string{} // --list-output table answers, by kind
 	nsArgs := func(extra map[string]any) map[string]any {
 		if ns != "" {
 			extra["namespace"] = ns
@@ -493,10 +494,10 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 			}
 			snap.events = evs
 		},
-		func() { c.listInto(ctx, "apps/v1", "Deployment", ns, &snap.workloads, &mu, note) },
-		func() { c.listInto(ctx, "apps/v1", "ReplicaSet", ns, &snap.workloads, &mu, note) },
-		func() { c.listInto(ctx, "apps/v1", "StatefulSet", ns, &snap.workloads, &mu, note) },
-		func() { c.listInto(ctx, "batch/v1", "Job", ns, &snap.workloads, &mu, note) },
+		func() { c.listInto(ctx, "apps/v1", "Deployment", ns, &snap.workloads, tables, &mu, note) },
+		func() { c.listInto(ctx, "apps/v1", "ReplicaSet", ns, &snap.workloads, tables, &mu, note) },
+		func() { c.listInto(ctx, "apps/v1", "StatefulSet", ns, &snap.workloads, tables, &mu, note) },
+		func() { c.listInto(ctx, "batch/v1", "Job", ns, &snap.workloads, tables, &mu, note) },
 		func() {
 			text, err := c.call(ctx, "resources_list", map[string]any{"apiVersion": "v1", "kind": "Node"})
 			if err != nil {
@@ -505,7 +506,11 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 			}
 			if raws, err := parseObjects(text); err == nil {
 				snap.nodes = decodeAll[node](raws)
-			} else if !errors.Is(err, errTable) {
+			} else if errors.Is(err, errTable) {
+				mu.Lock()
+				tables["Node"] = tableRows(text)
+				mu.Unlock()
+			} else {
 				note("nodes", err)
 			}
 		},
@@ -517,9 +522,13 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 		// --list-output table: read the pods that look unhealthy one by one.
 		snap.pods = c.podsFromTable(ctx, podTable, &notes)
 	}
-	if ns != "" {
-		// Node pressure has causes outside the namespace: read the other
-		// pods of the pressured nodes.
+	if len(tables) > 0 {
+		c.detailFromTables(ctx, snap, tables)
+	}
+	if ns != "" || podTable != "" {
+		// Node pressure has causes outside the namespace (or, from a table
+		// answer, among pods that looked healthy): read the other pods of
+		// the pressured nodes.
 		snap.pods = append(snap.pods, c.podsOnPressuredNodes(ctx, snap, &notes)...)
 	}
 	if len(snap.pods) > c.cfg.MaxPods {
@@ -597,6 +606,16 @@ func (c *Capability) podsOnPressuredNodes(ctx context.Context, snap *snapshot, n
 				return
 			}
 			raws, err := parseObjects(text)
+			if errors.Is(err, errTable) {
+				var unseen []string
+				for _, r := range tableRows(text) {
+					if !seen[r["NAMESPACE"]+"/"+r["NAME"]] {
+						unseen = append(unseen, r["NAMESPACE"]+"/"+r["NAME"])
+					}
+				}
+				found[i] = c.getPods(ctx, unseen)
+				return
+			}
 			if err != nil {
 				errs[i] = err
 				return
@@ -622,8 +641,9 @@ func (c *Capability) podsOnPressuredNodes(ctx context.Context, snap *snapshot, n
 	return out
 }
 
-// listInto appends the objects of one kind to dst.
-func (c *Capability) listInto(ctx context.Context, apiVersion, kind, ns string, dst *[]workloadObj, mu *sync.Mutex, note func(string, error)) {
+// listInto appends the objects of one kind to dst (a table answer is kept
+// in tables, by kind).
+func (c *Capability) listInto(ctx context.Context, apiVersion, kind, ns string, dst *[]workloadObj, tables map[string][]map[string]string, mu *sync.Mutex, note func(string, error)) {
 	args := map[string]any{"apiVersion": apiVersion, "kind": kind}
 	if ns != "" {
 		args["namespace"] = ns
@@ -634,10 +654,14 @@ func (c *Capability) listInto(ctx context.Context, apiVersion, kind, ns string, 
 		return
 	}
 	raws, err := parseObjects(text)
+	if errors.Is(err, errTable) {
+		mu.Lock()
+		tables[kind] = tableRows(text)
+		mu.Unlock()
+		return
+	}
 	if err != nil {
-		if !errors.Is(err, errTable) {
-			note(strings.ToLower(kind)+"s", err)
-		}
+		note(strings.ToLower(kind)+"s", err)
 		return
 	}
 	objs := decodeAll[workloadObj](raws)
@@ -649,6 +673,73 @@ func (c *Capability) listInto(ctx context.Context, apiVersion, kind, ns string, 
 	mu.Lock()
 	*dst = append(*dst, objs...)
 	mu.Unlock()
+}
+
+// maxTableGets bounds the objects read one by one after table answers.
+const maxTableGets = 8
+
+// detailFromTables reads, one by one, the objects a table answer cannot
+// describe and the analysis needs: the nodes hosting unhealthy pods
+// (pressure conditions) and the ReplicaSets of their workloads (the image
+// of the previous rollout).
+func (c *Capability) detailFromTables(ctx context.Context, snap *snapshot, tables map[string][]map[string]string) {
+	ix := newIndex(nil)
+	nodes, prefixes := map[string]bool{}, map[string]string{} // workload prefix -> namespace
+	for i := range snap.pods {
+		p := &snap.pods[i]
+		if p.ready() && p.restarts() == 0 && p.Status.Reason == "" {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			nodes[p.Spec.NodeName] = true
+		}
+		if len(p.Metadata.OwnerReferences) > 0 && p.Metadata.OwnerReferences[0].Kind == "ReplicaSet" {
+			prefixes[ix.workloadOf(p)+"-"] = p.Metadata.Namespace
+		}
+	}
+	type get struct{ api, kind, ns, name string }
+	var gets []get
+	for _, r := range tables["Node"] {
+		if nodes[r["NAME"]] {
+			gets = append(gets, get{"v1", "Node", "", r["NAME"]})
+		}
+	}
+	for _, r := range tables["ReplicaSet"] {
+		for pre, ns := range prefixes {
+			if strings.HasPrefix(r["NAME"], pre) && (r["NAMESPACE"] == "" || r["NAMESPACE"] == ns) && rsHashRE.MatchString(r["NAME"]) {
+				gets = append(gets, get{"apps/v1", "ReplicaSet", ns, r["NAME"]})
+			}
+		}
+	}
+	if len(gets) > maxTableGets {
+		gets = gets[:maxTableGets]
+	}
+	texts := make([]string, len(gets))
+	var fns []func()
+	for i, g := range gets {
+		fns = append(fns, func() {
+			args := map[string]any{"apiVersion": g.api, "kind": g.kind, "name": g.name}
+			setIf(args, "namespace", g.ns)
+			texts[i], _ = c.call(ctx, "resources_get", args)
+		})
+	}
+	runAll(ctx, fns...)
+	for i, g := range gets {
+		raws, err := parseObjects(texts[i])
+		if err != nil || len(raws) != 1 {
+			continue
+		}
+		switch g.kind {
+		case "Node":
+			snap.nodes = append(snap.nodes, decodeAll[node](raws)...)
+		default:
+			ws := decodeAll[workloadObj](raws)
+			for j := range ws {
+				ws[j].Kind = g.kind
+			}
+			snap.workloads = append(snap.workloads, ws...)
+		}
+	}
 }
 
 // podsFromTable reads, one by one, the pods a table answer shows as not
@@ -666,14 +757,28 @@ func (c *Capability) podsFromTable(ctx context.Context, table string, notes *[]s
 		*notes = append(*notes, fmt.Sprintf("pods: %d unhealthy in the table, the first %d read", len(want), maxDetailGets))
 		want = want[:maxDetailGets]
 	}
-	out := make([]pod, len(want))
-	ok := make([]bool, len(want))
-	var fns []func()
+	names := make([]string, len(want))
 	for i, w := range want {
+		names[i] = w[0] + "/" + w[1]
+	}
+	return c.getPods(ctx, names)
+}
+
+// getPods reads pods ("namespace/name") one by one with pods_get, at most
+// maxDetailGets of them.
+func (c *Capability) getPods(ctx context.Context, names []string) []pod {
+	if len(names) > maxDetailGets {
+		names = names[:maxDetailGets]
+	}
+	out := make([]pod, len(names))
+	ok := make([]bool, len(names))
+	var fns []func()
+	for i, n := range names {
 		fns = append(fns, func() {
-			args := map[string]any{"name": w[1]}
-			if w[0] != "" && w[0] != "<none>" {
-				args["namespace"] = w[0]
+			ns, name, _ := strings.Cut(n, "/")
+			args := map[string]any{"name": name}
+			if ns != "" && ns != "<none>" {
+				args["namespace"] = ns
 			}
 			text, err := c.call(ctx, "pods_get", args)
 			if err != nil {

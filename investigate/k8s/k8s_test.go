@@ -321,6 +321,20 @@ func TestTableAndJSONListOutputs(t *testing.T) {
 	}
 }
 
+func TestTableOutputReadsNodesAndReplicaSetsOneByOne(t *testing.T) {
+	fx := start(t, corpus+"/podcast-ingest-imagepullbackoff-tag", k8smcp.Options{ListOutput: k8smcp.OutputTable}, Config{})
+	res := fx.status(t, `{"namespace":"audio"}`)
+	f := bySig(res.Findings, "podcast-ingest", "k8s-imagepull")
+	require.NotNil(t, f, "%+v", res.Findings)
+	assert.Equal(t, "ghcr.io/northwave-audio/podcast-ingest:2.13.2", f.Attrs["previous_image"], "ReplicaSets read with resources_get")
+
+	fx = start(t, corpus+"/node-memory-pressure-report-job-evictions", k8smcp.Options{ListOutput: k8smcp.OutputTable}, Config{})
+	res = fx.status(t, `{}`)
+	hog := bySig(res.Findings, "nightly-report", "k8s-evicted")
+	require.NotNil(t, hog, "node conditions read with resources_get: %+v", res.Findings)
+	assert.LessOrEqual(t, fx.calls("tools/call resources_get"), maxTableGets)
+}
+
 func TestToolsListedOnceAcrossInvestigations(t *testing.T) {
 	fx := start(t, corpus+"/podcast-ingest-imagepullbackoff-tag", k8smcp.Options{}, Config{})
 	for i := 0; i < 3; i++ {
