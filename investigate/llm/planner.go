@@ -354,6 +354,23 @@ func (r *run) request() openai.ChatCompletionRequest {
 	return req
 }
 
+// leaks is the last check before a request leaves: no registered secret
+// may appear verbatim in anything the model is shown.
+func (r *run) leaks(req openai.ChatCompletionRequest) bool {
+	sec := r.p.clean.secrets
+	for _, m := range req.Messages {
+		if sec.ContainsRegistered(m.Content) {
+			return true
+		}
+		for _, tc := range m.ToolCalls {
+			if sec.ContainsRegistered(tc.Function.Arguments) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // estimateTokens approximates a request's prompt tokens (~4 bytes a token).
 func estimateTokens(req openai.ChatCompletionRequest) int {
 	b, err := json.Marshal(req)
@@ -367,6 +384,10 @@ func estimateTokens(req openai.ChatCompletionRequest) int {
 // whether the endpoint takes response_format, and accounts usage.
 func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, error) {
 	req := r.request()
+	if r.leaks(req) {
+		r.p.log.Error("a registered secret was about to reach the prompt; the request was not sent")
+		return nil, &failure{kind: "blocked", detail: "a registered secret would have reached the prompt"}
+	}
 	est := estimateTokens(req)
 	if r.prompt+est > r.lim.MaxPromptTokens {
 		return nil, &failure{kind: "budget", detail: fmt.Sprintf("the prompt-token budget of %d would be exceeded (%d sent, ~%d more)", r.lim.MaxPromptTokens, r.prompt, est)}

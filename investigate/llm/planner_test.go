@@ -647,3 +647,22 @@ func TestHarnessEvaluateWithThePlanner(t *testing.T) {
 		assert.Equal(t, s.Truth.Service, c.Result.RootCause.Service)
 	}
 }
+
+// Receipts can support a wrong claim: a model blaming the caller's frame of
+// a read file, corroborated by traces and logs, would earn HIGH. The engine's
+// reading of the same receipts points elsewhere, so the claim is contested
+// and cannot be HIGH.
+func TestClaimAgainstTheRuleBasedConclusionIsContested(t *testing.T) {
+	t.Parallel()
+	caller := answer("ad", "null_pointer", "code_bug", adFile, 107, "HIGH", nil)
+	env := startSim(t, oaisim.Options{Model: oaisim.Replies(
+		oaisim.Calls(oaisim.Call("source_read", map[string]any{"file": "com/acme/shop/ad/AdService.java", "line": 107, "service": "ad"})),
+		oaisim.Answer(caller), oaisim.Answer(caller))})
+	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
+
+	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
+	assert.Equal(t, 107, res.RootCause.Line)
+	assert.Equal(t, investigate.BandMedium, res.RootCause.Band)
+	assert.Contains(t, res.ConfidenceNote, "evidence ruling out the rule-based conclusion (code_bug null_pointer in ad at com/acme/shop/ad/AdService.java:137)")
+	assert.Equal(t, 1, countContaining(userTexts(env), "ruling out the rule-based conclusion"), "the retry says what the evidence does not rule out")
+}

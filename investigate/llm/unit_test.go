@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -365,4 +366,17 @@ func TestParseArgs(t *testing.T) {
 		_, err := parseArgs(bad)
 		assert.Error(t, err, bad)
 	}
+}
+
+func TestASecretThatSlipsThroughIsNeverSent(t *testing.T) {
+	sec := redact.New(redact.Options{})
+	p, err := New(Config{APIKey: "sk-test-0123456789abcdefgh", BaseURL: "http://127.0.0.1:1/v1"}, Options{Redactor: sec})
+	require.NoError(t, err)
+	sec.Register("late-registered-secret-42")
+	r := &run{p: p, lim: p.cfg.Limits, msgs: []openai.ChatCompletionMessage{{Role: "user", Content: "token late-registered-secret-42"}}}
+	_, err = r.complete(context.Background())
+	var f *failure
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, "blocked", f.kind)
+	assert.Zero(t, r.steps, "nothing was sent")
 }

@@ -22,7 +22,22 @@ func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult,
 		RawConfidence: a.raw, ClaimedBand: a.claimed,
 	}
 	rc.File, rc.Line = r.verifyFile(ctx, rc)
-	in := investigate.EvidenceFor(r.issue, r.led.Receipts(), rc)
+	receipts := r.led.Receipts()
+	in := investigate.EvidenceFor(r.issue, receipts, rc)
+	base := r.e.ConcludeReceipts(r.issue, receipts)
+	rule := base.RootCause
+	if rule.File == "" && rule.Bucket == investigate.BucketCodeBug {
+		// The engine has not read its anchor yet: compare with the frame it
+		// would read.
+		if fs := r.anchorCandidates(receipts, investigate.NormalizeServiceName(rule.Service)); len(fs) > 0 {
+			rule.File, rule.Line = investigate.PathHint(fs[0]), fs[0].Line
+		}
+	}
+	if in.Contested == "" && rule.Band.AtLeast(investigate.BandMedium) && !agrees(rule, rc) {
+		// The rule-based reading of the same receipts is a competing
+		// explanation the evidence has not ruled out: no HIGH against it.
+		in.Contested = "the rule-based conclusion (" + describe(rule) + ")"
+	}
 	granted, note := investigate.Govern(a.claimed, in)
 	canFollow := r.steps < r.lim.MaxSteps && ctx.Err() == nil
 	var unused []string
@@ -49,7 +64,27 @@ func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult,
 		return nil, moreEvidenceMessage(note, unused)
 	}
 	rc.Band = granted
-	return r.result(a, rc, note), ""
+	return r.result(a, rc, base, note), ""
+}
+
+// agrees reports whether two root causes name the same defect: the same
+// service and bucket and, when both name a file, the same place.
+func agrees(base, rc investigate.RootCause) bool {
+	if investigate.NormalizeServiceName(base.Service) != investigate.NormalizeServiceName(rc.Service) || base.Bucket != rc.Bucket {
+		return false
+	}
+	if base.File == "" || rc.File == "" {
+		return true
+	}
+	return samePath(base.File, rc.File) && absInt(base.Line-rc.Line) <= 3
+}
+
+func describe(rc investigate.RootCause) string {
+	s := fmt.Sprintf("%s %s in %s", rc.Bucket, rc.ErrorType, rc.Service)
+	if rc.File != "" {
+		s += fmt.Sprintf(" at %s:%d", rc.File, rc.Line)
+	}
+	return s
 }
 
 // samePath compares a repository path with a path as a model or a stack
@@ -173,9 +208,8 @@ func sameCause(base, rc investigate.RootCause) bool {
 }
 
 // result builds the governed HealResult from the model's answer.
-func (r *run) result(a *answer, rc investigate.RootCause, note string) *investigate.HealResult {
+func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.HealResult, note string) *investigate.HealResult {
 	receipts := r.led.Receipts()
-	base := r.e.ConcludeReceipts(r.issue, receipts)
 	c := r.p.clean
 	rc.Description = c.text(truncate(strings.TrimSpace(rc.Description), 1500))
 	rc.Function = c.text(truncate(strings.TrimSpace(rc.Function), 200))
