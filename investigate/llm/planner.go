@@ -148,7 +148,6 @@ type run struct {
 	overclaimed bool
 	askedMore   bool
 	answers     int
-	schemaSent  bool
 
 	prompt, completion int
 	model              string
