@@ -67,10 +67,11 @@ type Config struct {
 	Namespace string
 	// Timeout bounds one MCP call (default 10 s).
 	Timeout time.Duration
-	// Manager shares MCP connections process-wide; nil makes a private
-	// client, closed by Close.
+	// Manager shares MCP connections process-wide; nil uses the package's
+	// own shared manager (see CloseShared).
 	Manager *mcp.Manager
-	// ClientOptions tune a private client (LookupEnv, HTTPTransport...).
+	// ClientOptions, when they set LookupEnv, HTTPTransport or Header, make
+	// a private client instead, closed by Close.
 	ClientOptions mcp.Options
 	// LogPods bounds the crashed containers whose previous logs are read
 	// (default 3); LogLines the lines read from each (default 100).
@@ -122,31 +123,58 @@ func New(cfg Config) *Capability {
 		c.reason = "k8s_mcp_url is not set and no MCP server named kubernetes is configured"
 		return c
 	}
-	opts := cfg.ClientOptions
-	if opts.Logger == nil {
-		opts.Logger = cfg.Logger
-	}
-	if opts.MaxTextBytes <= 0 {
-		opts.MaxTextBytes = 16 << 20 // pod lists of big namespaces
-	}
-	if opts.MaxResponseBytes <= 0 {
-		opts.MaxResponseBytes = 32 << 20
-	}
+	var header map[string]string
 	if cfg.Token != "" {
+		header = map[string]string{"Authorization": "Bearer " + cfg.Token}
+	}
+	custom := cfg.ClientOptions.LookupEnv != nil || cfg.ClientOptions.HTTPTransport != nil || cfg.ClientOptions.Header != nil
+	switch {
+	case cfg.Manager != nil:
+		c.cl, c.err = cfg.Manager.ClientWithHeader(sc, header)
+	case !custom:
+		c.cl, c.err = defaultManager().ClientWithHeader(sc, header)
+	default:
+		opts := cfg.ClientOptions
+		if opts.Logger == nil {
+			opts.Logger = cfg.Logger
+		}
 		h := map[string]string{}
 		for k, v := range opts.Header {
 			h[k] = v
 		}
-		h["Authorization"] = "Bearer " + cfg.Token
+		for k, v := range header {
+			h[k] = v
+		}
 		opts.Header = h
-	}
-	if cfg.Manager != nil && cfg.Token == "" && cfg.ClientOptions.Header == nil {
-		c.cl, c.err = cfg.Manager.Client(sc)
-	} else {
 		c.cl, c.err = mcp.NewClient(sc, opts)
 		c.private = true
 	}
 	return c
+}
+
+// maxListText is the text kept from one answer the capability parses (pod
+// lists of large namespaces).
+const maxListText = 16 << 20
+
+var (
+	sharedOnce sync.Once
+	shared     *mcp.Manager
+)
+
+// defaultManager holds the connections of capabilities built without a
+// Manager, so that investigations share them for the life of the process.
+func defaultManager() *mcp.Manager {
+	sharedOnce.Do(func() { shared = mcp.NewManager(mcp.Options{Logger: slog.Default()}, 16) })
+	return shared
+}
+
+// CloseShared closes the connections of capabilities built without a
+// Manager (at process shutdown).
+func CloseShared() error {
+	if shared == nil {
+		return nil
+	}
+	return shared.Close()
 }
 
 // FromMCPConfig returns the server named "kubernetes" of an MCP
@@ -343,7 +371,7 @@ func (c *Capability) call(ctx context.Context, tool string, args map[string]any)
 	if err != nil {
 		return "", investigate.NewToolError(investigate.ErrKindInvalidArgs, tool, err)
 	}
-	res, err := c.cl.CallTool(ctx, tool, b)
+	res, err := c.cl.CallToolMax(ctx, tool, b, maxListText)
 	if err != nil {
 		return "", err
 	}

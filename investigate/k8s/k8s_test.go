@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -487,4 +489,31 @@ func TestSharedManagerConnection(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, lists, "two investigations, one connection")
+}
+
+func TestBearerToken(t *testing.T) {
+	sc, err := scenario.Load(corpus + "/podcast-ingest-imagepullbackoff-tag")
+	require.NoError(t, err)
+	srv, err := k8smcp.New(sc, k8smcp.Options{})
+	require.NoError(t, err)
+	const token = "k8s-mcp-session-token"
+	h := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+
+	ok := New(Config{URL: hs.URL + "/mcp", Token: token})
+	res, err := ok.Call(ctxT(t), ToolWorkloadStatus, nil)
+	require.NoError(t, err)
+	assert.NotNil(t, bySig(res.Findings, "podcast-ingest", "k8s-imagepull"))
+
+	bad := New(Config{URL: hs.URL + "/mcp", Token: "wrong-" + token})
+	_, err = bad.Call(ctxT(t), ToolWorkloadStatus, nil)
+	assert.Equal(t, investigate.ErrKindUnauthorized, investigate.KindOf(err))
+	assert.NotContains(t, err.Error(), token)
 }

@@ -163,10 +163,27 @@ func NewManager(opts Options, maxClients int) *Manager {
 // Client returns the shared client of a configuration, creating it on
 // first use. A changed configuration gets a new client.
 func (m *Manager) Client(cfg ServerConfig) (*Client, error) {
+	return m.ClientWithHeader(cfg, nil)
+}
+
+// ClientWithHeader is Client with literal header values added to the
+// manager's (a per-session bearer token, say); clients differ by header.
+func (m *Manager) ClientWithHeader(cfg ServerConfig, header map[string]string) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	key := m.fingerprint(cfg)
+	opts := m.opts
+	if len(header) > 0 {
+		h := make(map[string]string, len(opts.Header)+len(header))
+		for k, v := range opts.Header {
+			h[k] = v
+		}
+		for k, v := range header {
+			h[k] = v
+		}
+		opts.Header = h
+	}
+	key := fingerprint(cfg, opts.Header)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -176,7 +193,7 @@ func (m *Manager) Client(cfg ServerConfig) (*Client, error) {
 		e.used = time.Now()
 		return e.cl, nil
 	}
-	cl, err := NewClient(cfg, m.opts)
+	cl, err := NewClient(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -198,17 +215,17 @@ func (m *Manager) Client(cfg ServerConfig) (*Client, error) {
 
 // fingerprint identifies a configuration (literal header values hashed in,
 // never stored).
-func (m *Manager) fingerprint(cfg ServerConfig) string {
+func fingerprint(cfg ServerConfig, header map[string]string) string {
 	h := sha256.New()
 	b, _ := json.Marshal(cfg)
 	h.Write(b)
-	keys := make([]string, 0, len(m.opts.Header))
-	for k := range m.opts.Header {
+	keys := make([]string, 0, len(header))
+	for k := range header {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(h, "\x00%s\x00%s", k, m.opts.Header[k])
+		fmt.Fprintf(h, "\x00%s\x00%s", k, header[k])
 	}
 	return cfg.Name + "/" + hex.EncodeToString(h.Sum(nil))[:16]
 }

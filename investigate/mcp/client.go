@@ -45,7 +45,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultMaxTextBytes     = 256 << 10
-	DefaultMaxResponseBytes = 8 << 20
+	DefaultMaxResponseBytes = 32 << 20
 	DefaultConnectTimeout   = 15 * time.Second
 	DefaultMaxTools         = 256
 	// defaultPath is the PATH of a stdio child when the bot has none.
@@ -64,7 +64,7 @@ type Options struct {
 	// MaxTextBytes caps the text content kept from one tool result
 	// (default 256 KiB); longer text is cut and marked truncated.
 	MaxTextBytes int
-	// MaxResponseBytes caps one HTTP response body (default 8 MiB).
+	// MaxResponseBytes caps one HTTP response body (default 32 MiB).
 	MaxResponseBytes int64
 	// ConnectTimeout bounds connecting, the handshake and the tool list
 	// (default 15 s).
@@ -435,6 +435,16 @@ func (c *Client) headers() (map[string]string, error) {
 // allowlisted and read-only. A broken transport is reconnected and the
 // call retried once (every permitted tool is read-only, hence idempotent).
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
+	return c.CallToolMax(ctx, name, args, c.opts.MaxTextBytes)
+}
+
+// CallToolMax is CallTool keeping at most maxText bytes of text (callers
+// that parse large answers, such as pod lists, ask for more than the
+// client's default).
+func (c *Client) CallToolMax(ctx context.Context, name string, args json.RawMessage, maxText int) (*Result, error) {
+	if maxText <= 0 {
+		maxText = c.opts.MaxTextBytes
+	}
 	label := c.cfg.Name + "__" + name
 	allow := c.cfg.Tools
 	if len(allow) == 0 && c.known != nil {
@@ -470,7 +480,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		req.Params.Arguments = args
 		res, err := s.cli.CallTool(ctx, req)
 		if err == nil {
-			return c.result(label, res)
+			return c.result(label, res, maxText)
 		}
 		if attempt == 0 && ctx.Err() == nil && brokenTransport(err) {
 			c.drop(s, err)
@@ -490,7 +500,7 @@ func contains(list []string, s string) bool {
 }
 
 // result converts a tool result; isError becomes a failed call.
-func (c *Client) result(label string, res *mcpgo.CallToolResult) (*Result, error) {
+func (c *Client) result(label string, res *mcpgo.CallToolResult, maxText int) (*Result, error) {
 	if res == nil {
 		return nil, investigate.NewToolError(investigate.ErrKindBadResponse, label+": empty result", nil)
 	}
@@ -501,7 +511,7 @@ func (c *Client) result(label string, res *mcpgo.CallToolResult) (*Result, error
 			if b.Len() > 0 {
 				b.WriteByte('\n')
 			}
-			if room := c.opts.MaxTextBytes - b.Len(); room < len(tc.Text) {
+			if room := maxText - b.Len(); room < len(tc.Text) {
 				b.WriteString(cutUTF8(tc.Text, max(room, 0)))
 				out.Truncated = true
 				break
@@ -524,7 +534,7 @@ func (c *Client) result(label string, res *mcpgo.CallToolResult) (*Result, error
 		if len(raw) == 0 {
 			raw, _ = json.Marshal(res.StructuredContent)
 		}
-		if len(raw) <= c.opts.MaxTextBytes && json.Valid(raw) {
+		if len(raw) <= maxText && json.Valid(raw) {
 			out.Structured = raw
 		} else {
 			out.Truncated = true

@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -75,6 +76,9 @@ type Server struct {
 	st   *store
 	logs map[string][]logLine
 	mcp  *server.MCPServer
+
+	handlerOnce sync.Once
+	handler     http.Handler
 }
 
 // New builds the simulator for a scenario (nil k8s.json serves an empty cluster).
@@ -123,14 +127,18 @@ func New(s *scenario.Scenario, opts Options) (*Server, error) {
 // MCPServer is the underlying mcp-go server.
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
-// Handler serves MCP over streamable HTTP (mount it at any path).
+// Handler serves MCP over streamable HTTP (mount it at any path). Every
+// call returns the same handler, which holds the sessions.
 func (s *Server) Handler() http.Handler {
-	var opts []server.StreamableHTTPOption
-	if !s.opts.Stateless {
-		opts = append(opts, server.WithStateful(true), server.WithStreamableHTTPProtocolVersions(
-			mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618, mcpgo.ProtocolVersion20250326))
-	}
-	return server.NewStreamableHTTPServer(s.mcp, opts...)
+	s.handlerOnce.Do(func() {
+		var opts []server.StreamableHTTPOption
+		if !s.opts.Stateless {
+			opts = append(opts, server.WithStateful(true), server.WithStreamableHTTPProtocolVersions(
+				mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618, mcpgo.ProtocolVersion20250326))
+		}
+		s.handler = server.NewStreamableHTTPServer(s.mcp, opts...)
+	})
+	return s.handler
 }
 
 // Serve serves MCP over stdio-like streams until ctx ends or in closes.
