@@ -30,6 +30,8 @@ func commands() []command {
 		{"investigate", "investigate one issue (real backends, or --scenario DIR)", runInvestigate},
 		{"eval", "score scenarios: bot eval [--json] DIR...", runEval},
 		{"sim", "serve a scenario's simulators: bot sim --scenario DIR", runSim},
+		{"serve", "run the Slack bot (Socket Mode) and the worker; configured from the environment", runServe},
+		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
 	}
 }
 

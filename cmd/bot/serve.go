@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/bot"
+	"github.com/autoheal/autoheal/config"
+	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/llm"
+	"github.com/autoheal/autoheal/redact"
+	"github.com/autoheal/autoheal/remediate"
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// serveEnv is the configuration of `bot serve`, from the environment:
+//
+//	SLACK_APP_TOKEN           app-level token (xapp-…, connections:write) for Socket Mode; required
+//	SLACK_BOT_TOKEN           bot token (xoxb-…); required
+//	SLACK_API_URL             Web API base (default https://slack.com/api/)
+//	REDIS_URL                 redis:// or rediss:// URL (default redis://127.0.0.1:6379/0)
+//	AUTOHEAL_REDIS_PREFIX     key prefix, to share a Redis (default autoheal)
+//	AUTOHEAL_ENCRYPTION_KEY   32 bytes, base64 or hex: encrypts secrets in sessions; without it secrets are refused
+//	AUTOHEAL_APPROVERS        Slack user (U…) and user group (S…) ids who may approve; pull requests are off when empty
+//	AUTOHEAL_MIN_BAND         least confidence that offers Approve: LOW, MEDIUM (default) or HIGH
+//	AUTOHEAL_CONCURRENCY      investigations run at once by this replica (default 4)
+//	AUTOHEAL_EVENT_WORKERS    Slack events handled at once (default 16)
+//	AUTOHEAL_DEADLINE         bound of one investigation (default 60s)
+//	AUTOHEAL_DRAIN_TIMEOUT    shutdown wait for running work (default 30s)
+//	AUTOHEAL_HTTP_ADDR        /healthz and /readyz listen address (default :8080)
+//	AUTOHEAL_LOG_LEVEL        debug, info (default), warn or error
+//	GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE
+//	                          open pull requests as a GitHub App instead of GITHUB_TOKEN
+//	OPENAI_API_KEY …          the LLM planner (see investigate/llm); deterministic without
+//
+// and every setting's fallback of config.Keys (AUTOHEAL_REPO, JAEGER_URL,
+// LOKI_URL, PROMETHEUS_URL, GITHUB_TOKEN, K8S_MCP_URL, …).
+type serveEnv struct {
+	AppToken, BotToken, SlackAPIURL string
+	RedisURL, RedisPrefix           string
+	EncryptionKey                   []byte
+	Approvers                       remediate.Approvers
+	MinBand                         investigate.Band
+	Concurrency, EventWorkers       int
+	Deadline, DrainTimeout          time.Duration
+	HTTPAddr                        string
+	LogLevel                        slog.Level
+	GitHubApp                       *remediate.AppCredentials
+	// Settings are the environment fallbacks of the session settings.
+	Settings map[string]string
+}
+
+// loadServeEnv reads and checks the environment. Errors name variables,
+// never values.
+func loadServeEnv(getenv func(string) string) (serveEnv, error) {
+	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	e := serveEnv{
+		AppToken: get("SLACK_APP_TOKEN"), BotToken: get("SLACK_BOT_TOKEN"), SlackAPIURL: get("SLACK_API_URL"),
+		RedisURL: get("REDIS_URL"), RedisPrefix: get("AUTOHEAL_REDIS_PREFIX"), HTTPAddr: get("AUTOHEAL_HTTP_ADDR"),
+		Settings: map[string]string{},
+	}
+	var errs []error
+	switch {
+	case e.AppToken == "":
+		errs = append(errs, errors.New("SLACK_APP_TOKEN is required (an app-level token, xapp-…, with connections:write)"))
+	case !strings.HasPrefix(e.AppToken, "xapp-"):
+		errs = append(errs, errors.New("SLACK_APP_TOKEN must be an app-level token (xapp-…)"))
+	}
+	switch {
+	case e.BotToken == "":
+		errs = append(errs, errors.New("SLACK_BOT_TOKEN is required (the bot token, xoxb-…)"))
+	case !strings.HasPrefix(e.BotToken, "xoxb-"):
+		errs = append(errs, errors.New("SLACK_BOT_TOKEN must be a bot token (xoxb-…)"))
+	}
+	if e.SlackAPIURL != "" && !strings.HasPrefix(e.SlackAPIURL, "http://") && !strings.HasPrefix(e.SlackAPIURL, "https://") {
+		errs = append(errs, errors.New("SLACK_API_URL must be an http(s) URL"))
+	} else if e.SlackAPIURL != "" && !strings.HasSuffix(e.SlackAPIURL, "/") {
+		e.SlackAPIURL += "/"
+	}
+	if e.RedisURL == "" {
+		e.RedisURL = "redis://127.0.0.1:6379/0"
+	}
+	if e.RedisPrefix == "" {
+		e.RedisPrefix = sessions.DefaultPrefix
+	}
+	if e.HTTPAddr == "" {
+		e.HTTPAddr = ":8080"
+	}
+	if k := get(sessions.EncryptionKeyEnv); k != "" {
+		key, err := sessions.ParseKey(k)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", sessions.EncryptionKeyEnv, err))
+		}
+		e.EncryptionKey = key
+	}
+	var err error
+	if e.Approvers, err = remediate.ParseApprovers(get(remediate.ApproversEnv)); err != nil {
+		errs = append(errs, err)
+	}
+	e.MinBand = investigate.BandMedium
+	if v := get("AUTOHEAL_MIN_BAND"); v != "" {
+		b, ok := investigate.ParseBand(v)
+		if !ok {
+			errs = append(errs, errors.New("AUTOHEAL_MIN_BAND must be LOW, MEDIUM or HIGH"))
+		}
+		e.MinBand = b
+	}
+	intVar := func(name string, def, lo, hi int) int {
+		v := get(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, fmt.Errorf("%s must be a whole number in %d..%d", name, lo, hi))
+			return def
+		}
+		return n
+	}
+	durVar := func(name string, def time.Duration) time.Duration {
+		v := get(name)
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > 24*time.Hour {
+			errs = append(errs, fmt.Errorf("%s must be a positive duration such as 90s or 2m", name))
+			return def
+		}
+		return d
+	}
+	e.Concurrency = intVar("AUTOHEAL_CONCURRENCY", 4, 1, 256)
+	e.EventWorkers = intVar("AUTOHEAL_EVENT_WORKERS", 16, 1, 1024)
+	e.Deadline = durVar("AUTOHEAL_DEADLINE", 60*time.Second)
+	e.DrainTimeout = durVar("AUTOHEAL_DRAIN_TIMEOUT", 30*time.Second)
+	switch strings.ToLower(get("AUTOHEAL_LOG_LEVEL")) {
+	case "", "info":
+		e.LogLevel = slog.LevelInfo
+	case "debug":
+		e.LogLevel = slog.LevelDebug
+	case "warn", "warning":
+		e.LogLevel = slog.LevelWarn
+	case "error":
+		e.LogLevel = slog.LevelError
+	default:
+		errs = append(errs, errors.New("AUTOHEAL_LOG_LEVEL must be debug, info, warn or error"))
+	}
+	for _, k := range config.Keys {
+		v := get(k.Env)
+		if v == "" {
+			continue
+		}
+		if _, err := config.Check(k.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", k.Env, err))
+			continue
+		}
+		e.Settings[k.Name] = v
+	}
+	if id := get("GITHUB_APP_ID"); id != "" {
+		app, err := loadGitHubApp(id, get("GITHUB_APP_INSTALLATION_ID"), get("GITHUB_APP_PRIVATE_KEY_FILE"))
+		if err != nil {
+			errs = append(errs, err)
+		}
+		e.GitHubApp = app
+	}
+	return e, errors.Join(errs...)
+}
+
+func loadGitHubApp(id, inst, keyFile string) (*remediate.AppCredentials, error) {
+	appID, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || appID <= 0 {
+		return nil, errors.New("GITHUB_APP_ID must be the app's numeric id")
+	}
+	instID, err := strconv.ParseInt(inst, 10, 64)
+	if err != nil || instID <= 0 {
+		return nil, errors.New("GITHUB_APP_INSTALLATION_ID must be the installation's numeric id")
+	}
+	if keyFile == "" {
+		return nil, errors.New("GITHUB_APP_PRIVATE_KEY_FILE must name the app's private key (PEM)")
+	}
+	pem, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("GITHUB_APP_PRIVATE_KEY_FILE: %w", err)
+	}
+	return &remediate.AppCredentials{AppID: appID, InstallationID: instID, PrivateKeyPEM: pem}, nil
+}
+
+// registerSecrets hands every secret of the environment to the redactor.
+func (e serveEnv) registerSecrets() {
+	redact.Register(e.AppToken, e.BotToken)
+	for k, v := range e.Settings {
+		if config.IsSecret(k) {
+			redact.Register(v)
+		}
+	}
+}
+
+// botDeps are what the bot is wired from: serve reads them from the
+// environment, the demo points them at the simulators.
+type botDeps struct {
+	Env     serveEnv
+	Redis   redis.UniversalClient
+	Planner *llm.Planner
+	// Now is the investigations' clock (nil: time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+	// HTTPClient carries the Slack Web API calls (nil: a 30 s client).
+	HTTPClient *http.Client
+}
+
+type wiredBot struct {
+	Bot    *bot.Bot
+	Store  *sessions.Store
+	Queue  *sessions.Queue
+	Server *bot.Server
+	Slack  *slack.Client
+}
+
+// wireBot builds the bot, its sessions, its queue, its remediator and its
+// HTTP server. Nothing starts until Bot.Run / Server.Serve.
+func wireBot(d botDeps) (*wiredBot, error) {
+	e := d.Env
+	e.registerSecrets()
+	log := d.Logger
+	store, err := sessions.New(d.Redis, sessions.Options{Prefix: e.RedisPrefix, EncryptionKey: e.EncryptionKey, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("sessions: %w", err)
+	}
+	queue, err := sessions.NewQueue(d.Redis, sessions.QueueOptions{
+		// The hash tag keeps the queue's keys in one slot on Redis Cluster.
+		Stream:       "{" + e.RedisPrefix + "}:jobs",
+		Concurrency:  e.Concurrency,
+		JobTimeout:   e.Deadline + 5*time.Minute,
+		DrainTimeout: e.DrainTimeout,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	httpClient := d.HTTPClient
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	opts := []slack.Option{slack.OptionAppLevelToken(e.AppToken), slack.OptionHTTPClient(httpClient)}
+	if e.SlackAPIURL != "" {
+		opts = append(opts, slack.OptionAPIURL(e.SlackAPIURL))
+	}
+	client := slack.New(e.BotToken, opts...)
+
+	bo := bot.Options{
+		Slack: client, Store: store, Queue: queue, Env: e.Settings,
+		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
+		Now: d.Now, Logger: log,
+	}
+	if d.Planner != nil {
+		bo.Investigator, bo.PlannerName = d.Planner, "LLM ("+d.Planner.Model()+")"
+	} else {
+		bo.PlannerName = "deterministic"
+		if os.Getenv("OPENAI_API_KEY") == "" {
+			bo.PlannerName += " — OPENAI_API_KEY not set"
+		}
+	}
+	if !e.Approvers.Empty() {
+		svc, err := remediate.New(remediate.Options{
+			GitHub:    remediate.GitHubOptions{APIURL: e.Settings["github_api_url"], Token: e.Settings["github_token"], App: e.GitHubApp},
+			Repo:      e.Settings["repo"],
+			Ref:       e.Settings["ref"],
+			Store:     store,
+			Approvers: e.Approvers,
+			Groups:    bot.NewUserGroups(client),
+			Logger:    log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pull requests: %w", err)
+		}
+		bo.Remediator, bo.Approvers = bot.RemediatorFromService(svc), svc
+	}
+	b, err := bot.New(bo)
+	if err != nil {
+		return nil, err
+	}
+	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
+	return &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client}, nil
+}
+
+// runServe is `bot serve`: the production entry point.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: bot serve [--no-llm]\n\nRuns the Slack bot (Socket Mode) and the queue worker; configured from the environment (see the README).")
+		fs.PrintDefaults()
+	}
+	lf := addLLMFlags(fs, false)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	env, err := loadServeEnv(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: env.LogLevel}))
+	slog.SetDefault(log)
+	planner, done, err := lf.planner(stderr)
+	if err != nil {
+		return err
+	}
+	defer done()
+	rdb, err := sessions.Connect(ctx, env.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	w, err := wireBot(botDeps{Env: env, Redis: rdb, Planner: planner, Logger: log})
+	if err != nil {
+		return err
+	}
+	settings := make([]string, 0, len(env.Settings))
+	for k := range env.Settings {
+		settings = append(settings, k)
+	}
+	log.Info("autoheal serve starting", "redis", rdb.Options().Addr, "prefix", env.RedisPrefix,
+		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,
+		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings)
+	return serveUntilDone(ctx, w, log, env.DrainTimeout)
+}
+
+// serveUntilDone runs the bot and the HTTP server until ctx ends (or the
+// bot stops on its own), then shuts both down gracefully.
+func serveUntilDone(ctx context.Context, w *wiredBot, log *slog.Logger, grace time.Duration) error {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	go func() {
+		err := w.Server.Serve(runCtx, min(grace, 10*time.Second))
+		if err != nil {
+			log.Error("http server stopped", "err", err)
+			cancel()
+		}
+		httpDone <- err
+	}()
+	botErr := w.Bot.Run(runCtx)
+	cancel()
+	httpErr := <-httpDone
+	if botErr != nil {
+		log.Error("bot stopped", "err", botErr)
+	} else {
+		log.Info("autoheal serve stopped")
+	}
+	return errors.Join(botErr, httpErr)
+}
