@@ -3,6 +3,7 @@ package k8s_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,8 @@ import (
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/k8s"
+	"github.com/autoheal/autoheal/scenario"
+	"github.com/autoheal/autoheal/sim/faults"
 	"github.com/autoheal/autoheal/sim/k8smcp"
 )
 
@@ -97,4 +100,31 @@ func TestCorpusWithKubernetes(t *testing.T) {
 		assert.GreaterOrEqual(t, sumWith.RCCorrect, sumWithout.RCCorrect)
 	}
 	assert.LessOrEqual(t, sumWith.HighWrong, sumWithout.HighWrong, "Kubernetes evidence must not add wrong HIGH answers")
+}
+
+// TestThroughTheFaultInjector serves the simulator the way harness.Start
+// serves the other simulators: behind sim/faults, so that latency and
+// failures can be injected into Kubernetes calls too.
+func TestThroughTheFaultInjector(t *testing.T) {
+	sc, err := scenario.Load("../../testdata/scenarios/podcast-ingest-imagepullbackoff-tag")
+	require.NoError(t, err)
+	srv, err := k8smcp.New(sc, k8smcp.Options{})
+	require.NoError(t, err)
+	inj := faults.New(srv.Handler(), faults.Options{Service: "k8s"})
+	hs := httptest.NewServer(inj)
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	require.NoError(t, inj.Set("/", faults.Fault{Latency: 20 * time.Millisecond}))
+	c := k8s.New(k8s.Config{URL: hs.URL + k8smcp.Path})
+	res, err := c.Call(ctx, k8s.ToolWorkloadStatus, nil)
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.Findings)
+
+	require.NoError(t, inj.Set("/", faults.Fault{Kind: faults.Status, Status: 503, Times: 100}))
+	other := k8s.New(k8s.Config{URL: hs.URL + k8smcp.Path + "?fresh=1"})
+	_, err = other.Call(ctx, k8s.ToolWorkloadStatus, nil)
+	require.Error(t, err)
+	assert.Contains(t, []investigate.ErrorKind{investigate.ErrKindServer, investigate.ErrKindUnreachable}, investigate.KindOf(err))
 }
