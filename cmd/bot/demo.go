@@ -17,11 +17,13 @@ import (
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
 	"github.com/autoheal/autoheal/sessions/embedded"
 	"github.com/autoheal/autoheal/sim"
+	"github.com/autoheal/autoheal/sim/k8smcp"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
 
@@ -58,6 +60,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log) // libraries logging to the default logger stay quiet too
 
 	var tr *sim.Transcript
 	if *transcript != "" {
@@ -118,7 +121,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// The scenario's settings are the incident channel's session, as if set
 	// with /autoheal config (the GitHub token is stored encrypted).
-	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), backends.Config()); err != nil {
+	settings := backends.Config()
+	if s.K8s != nil {
+		url, closeK8s, err := k8smcp.Start(s, tr)
+		if err != nil {
+			return fmt.Errorf("kubernetes simulator: %w", err)
+		}
+		defer closeK8s()
+		defer func() { _ = k8s.CloseShared() }()
+		settings["k8s_mcp_url"] = url
+	}
+	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), settings); err != nil {
 		return fmt.Errorf("channel settings: %w", err)
 	}
 

@@ -19,6 +19,7 @@ import (
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/llm"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/remediate"
@@ -260,7 +261,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	client := slack.New(e.BotToken, opts...)
 
 	bo := bot.Options{
-		Slack: client, Store: store, Queue: queue, Env: e.Settings,
+		Slack: client, Store: store, Queue: queue, Env: e.Settings, Extra: kubernetes(log),
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
 		Now: d.Now, Logger: log,
 	}
@@ -295,6 +296,15 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	return &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client}, nil
 }
 
+// kubernetes builds the Kubernetes capability from a session's
+// k8s_mcp_url (MCP connections are shared process-wide; see k8s.CloseShared).
+func kubernetes(log *slog.Logger) bot.ExtraCapabilities {
+	return func(_ context.Context, cfg map[string]string) ([]investigate.Capability, func(), error) {
+		c := k8s.New(k8s.Config{URL: cfg["k8s_mcp_url"], Namespace: cfg["namespace"], Logger: log})
+		return []investigate.Capability{c}, func() { _ = c.Close() }, nil
+	}
+}
+
 // runServe is `bot serve`: the production entry point.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -326,6 +336,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer rdb.Close()
+	defer func() { _ = k8s.CloseShared() }()
 	w, err := wireBot(botDeps{Env: env, Redis: rdb, Planner: planner, Logger: log})
 	if err != nil {
 		return err
