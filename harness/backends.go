@@ -21,6 +21,7 @@ import (
 	"github.com/autoheal/autoheal/sim/faults"
 	ghsim "github.com/autoheal/autoheal/sim/github"
 	jaegersim "github.com/autoheal/autoheal/sim/jaeger"
+	"github.com/autoheal/autoheal/sim/k8smcp"
 	lokisim "github.com/autoheal/autoheal/sim/loki"
 )
 
@@ -103,6 +104,15 @@ func Start(s *scenario.Scenario, opts Options) (*Backends, error) {
 	if err = startMetrics(b, s, opts, serve); err != nil {
 		return nil, err
 	}
+	if s.K8s != nil {
+		var ks *k8smcp.Server
+		if ks, err = k8smcp.New(s, k8smcp.Options{Transcript: opts.Transcript, Logger: opts.Logger}); err != nil {
+			return nil, fmt.Errorf("kubernetes MCP simulator: %w", err)
+		}
+		if err = serve("k8s", ks.Handler()); err != nil {
+			return nil, err
+		}
+	}
 	if (s.Repo != nil || s.Changes != nil) && s.Config["repo"] != "" {
 		gopts := ghsim.Options{Transcript: opts.Transcript, Logger: opts.Logger}
 		if opts.GitHubToken != "" {
@@ -144,6 +154,9 @@ func (b *Backends) Config() map[string]string {
 	}
 	if u := b.URLs["prometheus"]; u != "" {
 		cfg["prometheus_url"] = u
+	}
+	if u := b.URLs["k8s"]; u != "" {
+		cfg["k8s_mcp_url"] = u + k8smcp.Path
 	}
 	if u := b.URLs["github"]; u != "" {
 		cfg["github_api_url"] = u + "/"

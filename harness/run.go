@@ -27,6 +27,9 @@ type RunOptions struct {
 	Investigator func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error)
 	// Extra capabilities built per run from the backends (Kubernetes MCP).
 	Extra func(ctx context.Context, b *Backends) ([]investigate.Capability, func(), error)
+	// WrapCapabilities decorates the capabilities before the engine gets
+	// them (the LLM planner captures query results with it).
+	WrapCapabilities func([]investigate.Capability) []investigate.Capability
 }
 
 // Run serves a scenario, investigates its trigger and returns the result.
@@ -59,6 +62,9 @@ func RunWith(ctx context.Context, b *Backends, opts RunOptions) (*investigate.He
 	}
 	eopts := opts.Engine
 	eopts.Capabilities = capset.FromConfig(b.Config(), capset.Options{Extra: extra})
+	if opts.WrapCapabilities != nil {
+		eopts.Capabilities = opts.WrapCapabilities(eopts.Capabilities)
+	}
 	e := investigate.New(eopts)
 	if opts.Sequential {
 		ctx = investigate.WithSequential(ctx)

@@ -24,6 +24,7 @@ type candidate struct {
 	traceOrigins  int // traces failing in this service's own code
 	traceCallee   int // traces whose calls into this service failed
 	logCallee     int // proxy access-log lines naming this service as the failing upstream
+	traceRelayed  int // failing spans that only report an upstream failure they cannot name
 	exceptions    int
 	logCause      int
 	logPropagated int
@@ -186,6 +187,9 @@ func infraSignal(f Finding) bool {
 	case "", "error-rate":
 		return false
 	}
+	if f.Attrs["probe_port_mismatch"] == "true" || f.Attrs["role"] == "no_memory_limit_on_pressured_node" {
+		return true // the platform check fails because of the workload's own configuration
+	}
 	if s := SignatureByID(f.Signature); s != nil && s.Role == RoleSymptom {
 		return false
 	}
@@ -233,9 +237,13 @@ func (ev *evidence) candidates() []*candidate {
 		switch {
 		case f.Family == FamilyTraces:
 			c := get(f.Service, f.ErrorType)
-			if f.Attrs["blame"] == "callee" {
+			sig := SignatureByID(f.Signature)
+			switch {
+			case f.Attrs["blame"] == "callee":
 				c.traceCallee += f.Count
-			} else {
+			case sig != nil && sig.Role == RolePropagated && f.Kind != KindException:
+				c.traceRelayed += f.Count // "503 from upstream": the failure is further down, unseen
+			default:
 				c.traceOrigins += f.Count
 			}
 			if f.Kind == KindException && f.Attrs["blame"] != "callee" {
@@ -309,6 +317,38 @@ func (ev *evidence) candidates() []*candidate {
 			c.Support = append(c.Support, o.Support...)
 			o.Score = -1 // absorbed
 		}
+	}
+	// Pods evicted under node memory pressure are victims: the workloads
+	// that use the memory without a limit on those nodes are the cause.
+	for _, o := range sortedCandidates(by) {
+		if o.Score < 0 {
+			continue
+		}
+		var suspects []string
+		for _, f := range o.Support {
+			if sp := f.Attrs["pressure_suspects"]; sp != "" {
+				suspects = strings.Split(sp, ",")
+			}
+		}
+		if len(suspects) == 0 {
+			continue
+		}
+		for _, sp := range suspects {
+			if sp = strings.TrimSpace(sp); sp == "" || sp == o.Service {
+				continue
+			}
+			t := get(sp, ErrResourceExhaustion)
+			for _, f := range o.Support {
+				if f.Family == FamilyK8s {
+					g := f
+					g.Attrs = copyAttrs(f.Attrs)
+					g.Attrs["evicted"] = o.Service
+					t.Support = append(t.Support, g)
+				}
+			}
+			t.Families[FamilyK8s] = true
+		}
+		o.infra = 0 // an eviction is what happened to it, not what it did
 	}
 	// A caller's logs relaying its callee's failure (no peer in a log line)
 	// belong to the callee when the traces show which one it is.
@@ -460,6 +500,7 @@ func (ev *evidence) score(c *candidate) float64 {
 	}
 	s += 2.0 * sat(c.traceCallee, 3)
 	s += 1.5 * sat(c.logCallee, 3)
+	s += 0.8 * sat(c.traceRelayed, 3)
 	s += 2.0 * sat(c.logCause, 3)
 	s += 0.6 * sat(c.logPropagated, 5)
 	s += 2.5 * math.Min(float64(c.infra), 2)
@@ -601,7 +642,7 @@ func (ev *evidence) intermittent(c *candidate) bool {
 			return true
 		}
 	}
-	n := c.logCause + c.traceOrigins + c.traceCallee
+	n := c.failures()
 	if n == 0 {
 		return false
 	}

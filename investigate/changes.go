@@ -336,3 +336,24 @@ func (ev *evidence) slowChange(c *candidate) (changeLine, bool) {
 	}
 	return changeLine{}, false
 }
+
+var depManifestRE = regexp.MustCompile(`(?i)(^|/)(requirements[\w.-]*\.txt|constraints\.txt|pyproject\.toml|poetry\.lock|Pipfile(\.lock)?|package(-lock)?\.json|yarn\.lock|pnpm-lock\.yaml|go\.mod|go\.sum|pom\.xml|build\.gradle(\.kts)?|gradle\.properties|Gemfile(\.lock)?|[\w.-]+\.csproj|packages\.config|Cargo\.(toml|lock)|composer\.(json|lock)|Dockerfile[\w.-]*)$`)
+
+var pkgTokenRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.-]{2,}`)
+
+// dependencyChange finds a recent change to a dependency manifest of the
+// service whose changed line names a package the failure names (urllib3 in
+// "ImportError: urllib3 v2 only supports OpenSSL 1.1.1+").
+func (ev *evidence) dependencyChange(c *candidate) (changeLine, bool) {
+	text := strings.ToLower(joinQuotes(c.Support))
+	lines := ev.recentChangeLines(func(f Finding) bool { return depManifestRE.MatchString(f.File) && ev.relatedCode(f, c) })
+	for _, l := range lines {
+		for _, tok := range pkgTokenRE.FindAllString(l.text, 4) {
+			t := strings.ToLower(strings.Trim(tok, ".-"))
+			if len(t) >= 3 && !commonYAMLWord[t] && strings.Contains(text, t) {
+				return l, true
+			}
+		}
+	}
+	return changeLine{}, false
+}

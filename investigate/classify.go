@@ -18,6 +18,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	case ErrTLS, ErrConfig:
 		return BucketInfrastructure
 	case ErrOOM, ErrResourceExhaustion:
+		if c.hasRole("no_memory_limit_on_pressured_node") {
+			return BucketInfrastructure // a workload without a memory limit starves its node
+		}
 		// Memory or a pool exhausted right after a change in the service's
 		// code that acquires or accumulates resources (a connection never
 		// closed, an unbounded cache) is a code bug; otherwise capacity or
@@ -61,6 +64,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketCodeBug
 	case ErrTimeout, ErrNetwork, ErrDependency:
+		if c.ErrorType == ErrDependency {
+			if _, ok := ev.dependencyChange(c); ok {
+				return BucketCodeBug // a dependency bump the runtime cannot load
+			}
+		}
 		if c.infra > 0 {
 			return BucketInfrastructure
 		}
@@ -124,6 +132,16 @@ func (ev *evidence) sustained(c *candidate) bool {
 		var after float64
 		fmt.Sscan(r.Attrs["ratio_after"], &after)
 		return after >= 0.2
+	}
+	return false
+}
+
+// hasRole reports whether a finding marks the candidate with a role.
+func (c *candidate) hasRole(role string) bool {
+	for _, f := range c.Support {
+		if f.Attrs["role"] == role {
+			return true
+		}
 	}
 	return false
 }

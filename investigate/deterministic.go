@@ -236,6 +236,11 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		if c.ErrorType == ErrTimeout && anchorPath == "" {
 			leak, hasLeak = ev.slowChange(c)
 		}
+		if c.ErrorType == ErrDependency {
+			if l, ok := ev.dependencyChange(c); ok {
+				leak, hasLeak = l, true
+			}
+		}
 		if c.ErrorType == ErrDataValidation && anchorPath == "" {
 			var owner string
 			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
@@ -426,6 +431,9 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	}
 	// Prefer a field whose name the evidence mentions (an env var or secret key).
 	for _, k := range want {
+		if k != FieldEnvVar && k != FieldSecretKeyRef && k != FieldConfigKey {
+			continue // only settings named after something can be named by the evidence
+		}
 		for i := range fields {
 			f := &fields[i]
 			if f.Kind == k && f.Name != "" && mentions(text, f.Name) {
@@ -668,7 +676,7 @@ func affectedRecords(c *candidate) []string {
 
 // failures counts the failing requests, lines and events behind a candidate.
 func (c *candidate) failures() int {
-	n := c.traceOrigins + c.traceCallee + c.logCallee + c.logCause + c.logPropagated + c.infra
+	n := c.traceOrigins + c.traceCallee + c.traceRelayed + c.logCallee + c.logCause + c.logPropagated + c.infra
 	for _, f := range c.Support {
 		if f.Family == FamilyK8s || f.Family == FamilyMetrics {
 			n += max(f.Count, 1)

@@ -381,6 +381,16 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 	f := Finding{Kind: KindErrorSpan, Family: FamilyTraces, Service: s.Service, Time: s.Start, LastTime: s.Start,
 		Attrs: map[string]string{"operation": s.Name, "trace_id": s.TraceID, "span_kind": s.Kind}}
 	typ, msg, stack, hasExc := s.exception()
+	if !hasExc && strings.TrimSpace(s.StatusMessage) == "" {
+		// A failing span that says nothing but its HTTP status: the status
+		// is the message (a 503 at a gateway reports an unavailable upstream).
+		for _, k := range []string{"http.response.status_code", "http.status_code"} {
+			if code := s.Attrs[k]; len(code) == 3 && code[0] == '5' {
+				s.StatusMessage = httpStatusText(code)
+				break
+			}
+		}
+	}
 	text := strings.TrimSpace(strings.Join([]string{typ, msg, stack, s.StatusMessage}, "\n"))
 	if hasExc {
 		f.Kind = KindException
@@ -486,4 +496,18 @@ func spanRecordText(s *Span) string {
 	b.WriteString(" ")
 	b.WriteString(s.StatusMessage)
 	return b.String()
+}
+
+func httpStatusText(code string) string {
+	switch code {
+	case "500":
+		return "HTTP 500 Internal Server Error"
+	case "502":
+		return "502 Bad Gateway"
+	case "503":
+		return "503 Service Unavailable"
+	case "504":
+		return "504 Gateway Timeout"
+	}
+	return "HTTP " + code
 }

@@ -11,6 +11,20 @@ func (e *Engine) FirstRound(issue Issue) []ToolCall {
 	return e.firstRound(NormalizeIssue(issue, e.opts.Now()))
 }
 
+// SecondRound returns the calls the deterministic planner would make after
+// the given receipts: the source window at the anchored frame, the leaking or
+// configuration change, the service's manifests. Empty when the receipts
+// support no hypothesis.
+func (e *Engine) SecondRound(issue Issue, receipts []Receipt) []ToolCall {
+	issue = NormalizeIssue(issue, e.opts.Now())
+	ev := newEvidence(issue, receipts)
+	h := ev.best()
+	if h == nil {
+		return nil
+	}
+	return e.secondRound(ev, h)
+}
+
 // ConcludeReceipts draws the deterministic conclusion from whatever receipts
 // exist (the LLM planner falls back to it on any failure).
 func (e *Engine) ConcludeReceipts(issue Issue, receipts []Receipt) *HealResult {

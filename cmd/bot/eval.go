@@ -33,7 +33,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(dirs) == 0 {
 		return fmt.Errorf("no scenario.yaml found under %v", fs.Args())
 	}
-	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{Investigator: investigator(planner)})
+	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{Investigator: investigator(planner), WrapCapabilities: wrapFor(planner)})
 	if err != nil {
 		return err // a scenario that cannot be loaded: the message names the file
 	}

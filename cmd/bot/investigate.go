@@ -56,6 +56,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			opts.Backends.Transcript = simTranscript(f)
 		}
 		opts.Investigator = investigator(planner)
+		opts.WrapCapabilities = wrapFor(planner)
 		if *explain {
 			opts.Investigator = func(ctx context.Context, e *investigate.Engine, issue investigate.Issue) (*investigate.HealResult, error) {
 				var r *investigate.HealResult

@@ -108,3 +108,11 @@ func investigator(p *llm.Planner) func(ctx context.Context, e *investigate.Engin
 	}
 	return p.Investigate
 }
+
+// wrapFor lets the LLM planner see query results, not only findings.
+func wrapFor(p *llm.Planner) func([]investigate.Capability) []investigate.Capability {
+	if p == nil {
+		return nil
+	}
+	return llm.CaptureData
+}

@@ -9,7 +9,9 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/gh"
 	"github.com/autoheal/autoheal/investigate/jaeger"
+	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/loki"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/investigate/prom"
 )
 
@@ -19,8 +21,14 @@ type Options struct {
 	Timeout time.Duration
 	// MaxBody caps one backend response (default 8 MiB).
 	MaxBody int64
-	// Extra capabilities (Kubernetes / MCP toolsets) appended as they are.
+	// Extra capabilities (user-configured MCP toolsets) appended as they are.
 	Extra []investigate.Capability
+	// MCP shares MCP connections process-wide (nil: the Kubernetes
+	// capability's own shared manager).
+	MCP *mcp.Manager
+	// MCPServers are the operator's MCP servers; the one named "kubernetes"
+	// backs the Kubernetes capability when no k8s_mcp_url is set.
+	MCPServers []mcp.ServerConfig
 }
 
 // FromConfig returns every capability; those whose keys are missing report
@@ -34,6 +42,8 @@ func FromConfig(cfg map[string]string, opts Options) []investigate.Capability {
 		prom.New(prom.Config{URL: cfg["prometheus_url"], Token: cfg["prometheus_token"], Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
 		changes,
 		source,
+		k8s.New(k8s.Config{URL: cfg["k8s_mcp_url"], Server: k8s.FromMCPConfig(opts.MCPServers), Namespace: cfg["namespace"],
+			Timeout: opts.Timeout, Manager: opts.MCP}),
 	}
 	return append(caps, opts.Extra...)
 }
