@@ -250,6 +250,12 @@ func (b *Bot) Run(ctx context.Context) error {
 	if !b.o.NoWorker {
 		wg.Go(func() {
 			queueErr = b.o.Queue.Run(runCtx, b.HandleJob)
+			if queueErr != nil && runCtx.Err() == nil {
+				// The worker could not start (Redis refused the consumer
+				// group): stop rather than answer without running jobs.
+				b.log.Error("queue worker stopped", "err", queueErr)
+				cancel()
+			}
 		})
 	}
 	wg.Wait()
