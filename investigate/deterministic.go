@@ -165,7 +165,7 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		}
 	}
 	if infraLike(h) || h.c.ErrorType == ErrTimeout || h.c.ErrorType == ErrNetwork || h.c.ErrorType == ErrDependency {
-		if l, ok := ev.configChange(h.c); ok {
+		if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
 			read(l.change.File, l.line)
 		} else if e.has("source_manifests") {
 			args := map[string]any{"service": h.c.Service}
@@ -248,7 +248,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			}
 		}
 	case BucketInfrastructure:
-		cfg, hasCfg = ev.configChange(c)
+		if !c.probeMismatch() {
+			// A probe checking the wrong port is fixed at the probe, whatever changed the port.
+			cfg, hasCfg = ev.configChange(c)
+		}
 		if !hasCfg {
 			manifest = pickManifestField(ev, h)
 		}
@@ -762,3 +765,12 @@ func settingNames(c *candidate) []string {
 }
 
 var ciSystemRE = regexp.MustCompile(`(?i)github-actions|actions-runner|gitlab-runner|jenkins|buildkite|circleci|drone|tekton|argo-workflows|teamcity|ci-runner`)
+
+func (c *candidate) probeMismatch() bool {
+	for _, f := range c.Support {
+		if f.Attrs["probe_port_mismatch"] == "true" {
+			return true
+		}
+	}
+	return false
+}

@@ -164,7 +164,7 @@ var (
 // defaultManager holds the connections of capabilities built without a
 // Manager, so that investigations share them for the life of the process.
 func defaultManager() *mcp.Manager {
-	sharedOnce.Do(func() { shared = mcp.NewManager(mcp.Options{Logger: slog.Default()}, 16) })
+	sharedOnce.Do(func() { shared = mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp")}, 16) })
 	return shared
 }
 
