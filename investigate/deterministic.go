@@ -22,7 +22,7 @@ func NormalizeIssue(issue Issue, now time.Time) Issue {
 	}
 	if issue.Start.IsZero() {
 		start := issue.End.Add(-time.Hour)
-		if t, ok := ParseSince(issue.Text, issue.End); ok && t.Add(-30*time.Minute).Before(start) {
+		if t, ok := ParseSinceCoarse(issue.Text, issue.End); ok && t.Add(-30*time.Minute).Before(start) {
 			start = t.Add(-30 * time.Minute)
 		}
 		if t := issue.alertStart(); !t.IsZero() && t.Add(-30*time.Minute).Before(start) {

@@ -193,3 +193,54 @@ func abs(x int) int {
 	}
 	return x
 }
+
+var dayWordsRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|as of|over)\s+(?:the\s+)?(yesterday(?:\s+(?:morning|afternoon|evening|night))?|last night|this morning|this afternoon|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the weekend|last week|the last (?:couple of |few )?days)\b`)
+
+// ParseSinceCoarse is ParseSince plus coarse day words ("since yesterday
+// evening", "this morning"): good enough to size a window, too vague to date
+// an onset.
+func ParseSinceCoarse(text string, now time.Time) (time.Time, bool) {
+	if t, ok := ParseSince(text, now); ok {
+		return t, true
+	}
+	return parseDayWords(text, now)
+}
+
+// parseDayWords understands coarse times: "since yesterday evening",
+// "since last night", "this morning", "since Monday".
+func parseDayWords(text string, now time.Time) (time.Time, bool) {
+	m := dayWordsRE.FindStringSubmatch(text)
+	if m == nil {
+		return time.Time{}, false
+	}
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	w := strings.ToLower(m[1])
+	switch {
+	case strings.HasPrefix(w, "yesterday"):
+		t := day.Add(-24 * time.Hour)
+		switch {
+		case strings.HasSuffix(w, "morning"):
+			t = t.Add(6 * time.Hour)
+		case strings.HasSuffix(w, "afternoon"):
+			t = t.Add(12 * time.Hour)
+		case strings.HasSuffix(w, "evening"), strings.HasSuffix(w, "night"):
+			t = t.Add(17 * time.Hour)
+		}
+		return t, true
+	case w == "last night":
+		return day.Add(-24 * time.Hour).Add(20 * time.Hour), true
+	case w == "this morning":
+		return day.Add(6 * time.Hour), true
+	case w == "this afternoon":
+		return day.Add(12 * time.Hour), true
+	case w == "the weekend", w == "last week", strings.HasPrefix(w, "the last"):
+		return day.Add(-3 * 24 * time.Hour), true
+	}
+	for i := 1; i <= 7; i++ {
+		d := day.Add(-time.Duration(i) * 24 * time.Hour)
+		if strings.HasPrefix(strings.ToLower(d.Weekday().String()), w[:3]) {
+			return d, true
+		}
+	}
+	return time.Time{}, false
+}

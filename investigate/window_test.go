@@ -39,3 +39,15 @@ func TestMatchServices(t *testing.T) {
 	assert.ElementsMatch(t, []string{"checkout-api"}, MatchServices("chekout errors since 10", known), "one-letter typo")
 	assert.Empty(t, MatchServices("everything is slow", known))
 }
+
+func TestParseSinceCoarse(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 30, 0, 0, time.UTC) // a Monday
+	got, ok := ParseSinceCoarse("new titles missing since yesterday evening", now)
+	assert.True(t, ok)
+	assert.Equal(t, time.Date(2026, 11, 29, 17, 0, 0, 0, time.UTC), got)
+	got, ok = ParseSinceCoarse("been going on at least since yesterday", now)
+	assert.True(t, ok)
+	assert.Equal(t, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), got)
+	_, ok = ParseSince("since this morning", now)
+	assert.False(t, ok, "day words are too vague to date an onset")
+}
