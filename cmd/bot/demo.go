@@ -23,7 +23,6 @@ import (
 	"github.com/autoheal/autoheal/sessions"
 	"github.com/autoheal/autoheal/sessions/embedded"
 	"github.com/autoheal/autoheal/sim"
-	"github.com/autoheal/autoheal/sim/k8smcp"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
 
@@ -96,6 +95,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer backends.Close()
+	defer func() { _ = k8s.CloseShared() }() // before the simulators stop
 
 	rdb, prefix, closeRedis, err := demoRedis(ctx)
 	if err != nil {
@@ -121,17 +121,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// The scenario's settings are the incident channel's session, as if set
 	// with /autoheal config (the GitHub token is stored encrypted).
-	settings := backends.Config()
-	if s.K8s != nil {
-		url, closeK8s, err := k8smcp.Start(s, tr)
-		if err != nil {
-			return fmt.Errorf("kubernetes simulator: %w", err)
-		}
-		defer closeK8s()
-		defer func() { _ = k8s.CloseShared() }()
-		settings["k8s_mcp_url"] = url
-	}
-	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), settings); err != nil {
+	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), backends.Config()); err != nil {
 		return fmt.Errorf("channel settings: %w", err)
 	}
 

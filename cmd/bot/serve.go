@@ -261,7 +261,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	client := slack.New(e.BotToken, opts...)
 
 	bo := bot.Options{
-		Slack: client, Store: store, Queue: queue, Env: e.Settings, Extra: kubernetes(log),
+		Slack: client, Store: store, Queue: queue, Env: e.Settings,
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
 		Now: d.Now, Logger: log,
 	}
@@ -296,15 +296,6 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	return &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client}, nil
 }
 
-// kubernetes builds the Kubernetes capability from a session's
-// k8s_mcp_url (MCP connections are shared process-wide; see k8s.CloseShared).
-func kubernetes(log *slog.Logger) bot.ExtraCapabilities {
-	return func(_ context.Context, cfg map[string]string) ([]investigate.Capability, func(), error) {
-		c := k8s.New(k8s.Config{URL: cfg["k8s_mcp_url"], Namespace: cfg["namespace"], Logger: log})
-		return []investigate.Capability{c}, func() { _ = c.Close() }, nil
-	}
-}
-
 // runServe is `bot serve`: the production entry point.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -336,7 +327,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer rdb.Close()
-	defer func() { _ = k8s.CloseShared() }()
+	defer func() { _ = k8s.CloseShared() }() // the Kubernetes MCP connections capset shares
 	w, err := wireBot(botDeps{Env: env, Redis: rdb, Planner: planner, Logger: log})
 	if err != nil {
 		return err
