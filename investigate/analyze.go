@@ -384,6 +384,38 @@ func (ev *evidence) candidates() []*candidate {
 		t.logPropagated += o.logPropagated
 		o.Score = -1
 	}
+	// An error that blames the other side of a connection (refused, out of
+	// connections, bad certificate), raised in a service whose traces could
+	// not name that side: when another service reports the same condition in
+	// its own logs at the same time, that service is the other side.
+	for _, o := range sortedCandidates(by) {
+		sig := SignatureByID(o.Signature)
+		if o.Score < 0 || !sig.BlamesCallee() || o.traceCallee > 0 {
+			continue
+		}
+		for _, t := range sortedCandidates(by) {
+			if t == o || t.Score < 0 || t.Service == o.Service || t.Signature != o.Signature || t.traceOrigins > 0 || t.traceCallee > 0 {
+				continue
+			}
+			ownLogs := t.logCause + t.logPropagated
+			if ownLogs == 0 || !aligned(t.First, o.First, 10*time.Minute) {
+				continue
+			}
+			t.traceCallee += o.traceOrigins + o.traceRelayed
+			t.infra += o.infra
+			for fam := range o.Families {
+				t.Families[fam] = true
+			}
+			for _, f := range o.Support {
+				g := f
+				g.Attrs = copyAttrs(f.Attrs)
+				g.Attrs["relayed_by"] = o.Service
+				t.Support = append(t.Support, g)
+			}
+			o.Score = -1
+			break
+		}
+	}
 	// Several generic symptoms of one service's failure (429, 503, timeouts)
 	// and one specific explanation (storage full, connection limit): the
 	// specific one carries the evidence of all.

@@ -91,7 +91,7 @@ func (ev *evidence) relatedTo(f Finding, service string) bool {
 	}
 	for _, seg := range strings.Split(strings.TrimSuffix(f.File, path.Ext(f.File)), "/") {
 		n := NormalizeServiceName(seg)
-		if n == svc || (len(svc) >= 4 && strings.Contains(n, svc)) || (len(n) >= 5 && strings.HasPrefix(svc, n)) {
+		if n == svc || (len(svc) >= 4 && strings.Contains(n, svc)) || (len(n) >= 5 && strings.HasPrefix(svc, n) && genericSuffix[strings.TrimPrefix(svc, n)]) {
 			return true
 		}
 	}
@@ -109,6 +109,9 @@ func (ev *evidence) relatedTo(f Finding, service string) bool {
 // cause most likely comes from: a changed manifest/config line related to
 // the service whose content matches the kind of failure.
 func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
+	if l, ok := ev.namedConfigChange(c); ok {
+		return l, true
+	}
 	kw := keywordsFor(c.ErrorType, c.Signature)
 	lines := ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.relatedTo(f, c.Service) })
 	if len(lines) == 0 && c.ErrorType != ErrTLS {
@@ -325,17 +328,23 @@ func (ev *evidence) slowChange(c *candidate) (changeLine, bool) {
 	lines := ev.recentChangeLines(func(f Finding) bool {
 		return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) && ev.onset.Sub(f.Time) <= 24*time.Hour
 	})
-	for _, l := range lines {
-		t := strings.TrimSpace(l.text)
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import") || strings.HasPrefix(t, "from ") {
-			continue
-		}
-		if queryCodeRE.MatchString(t) {
-			return l, true
+	for _, re := range []*regexp.Regexp{queryCodeRE, perfCodeRE} {
+		for _, l := range lines {
+			t := strings.TrimSpace(l.text)
+			if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import") || strings.HasPrefix(t, "from ") {
+				continue
+			}
+			if re.MatchString(t) {
+				return l, true
+			}
 		}
 	}
 	return changeLine{}, false
 }
+
+// perfCodeRE: constructs whose cost can explode with input (regular
+// expressions, sorting, parsing, blocking calls, locks, retries).
+var perfCodeRE = regexp.MustCompile(`re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp|Regex\(|\bRegex\b|\.match\(|\.search\(|\bsleep\(|Sleep\(|\.sort\(|sorted\(|json\.loads|JSON\.parse|\.lock\(|Lock\(\)|synchronized|\bwhile\b|\bretry|Retry|deepcopy|\.wait\(|Wait\(`)
 
 var depManifestRE = regexp.MustCompile(`(?i)(^|/)(requirements[\w.-]*\.txt|constraints\.txt|pyproject\.toml|poetry\.lock|Pipfile(\.lock)?|package(-lock)?\.json|yarn\.lock|pnpm-lock\.yaml|go\.mod|go\.sum|pom\.xml|build\.gradle(\.kts)?|gradle\.properties|Gemfile(\.lock)?|[\w.-]+\.csproj|packages\.config|Cargo\.(toml|lock)|composer\.(json|lock)|Dockerfile[\w.-]*)$`)
 
@@ -356,4 +365,132 @@ func (ev *evidence) dependencyChange(c *candidate) (changeLine, bool) {
 		}
 	}
 	return changeLine{}, false
+}
+
+// genericSuffix: what teams append to a component's name to name its
+// service (reporting -> reporting-api).
+var genericSuffix = map[string]bool{"api": true, "svc": true, "service": true, "server": true, "app": true, "web": true, "worker": true,
+	"backend": true, "frontend": true, "ui": true, "gateway": true, "job": true, "cron": true, "consumer": true, "producer": true}
+
+// namedConfigChange finds a recently changed configuration line (added or
+// removed) that contains something the errors name — the Secret key, the
+// env var, the setting — in a file of the service or its namespace.
+func (ev *evidence) namedConfigChange(c *candidate) (changeLine, bool) {
+	names := namedSettings(c)
+	if len(names) == 0 {
+		return changeLine{}, false
+	}
+	for _, attr := range []string{"added", "removed"} {
+		for _, l := range ev.changeLinesOf(attr, func(f Finding) bool {
+			return IsConfigPath(f.File) && (ev.relatedTo(f, c.Service) || ev.namespaceWide(f, c))
+		}) {
+			if containsSetting(l.text, names) {
+				return l, true
+			}
+		}
+	}
+	return changeLine{}, false
+}
+
+var (
+	settingAfterWordRE = regexp.MustCompile(`(?i)\b(?:key|variable|env(?:ironment)?(?: var(?:iable)?)?|field|parameter|setting|option|property|flag)\s+['"\x60]?([A-Za-z_][\w.-]{2,60})`)
+	quotedSettingRE    = regexp.MustCompile(`['"\x60]([A-Za-z_][\w-]{2,60})['"\x60]`)
+	upperSnakeRE       = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	lowerSnakeRE       = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
+)
+
+// namedSettings extracts the identifiers failures name as settings: the
+// Secret key, the env var, the config parameter ("couldn't find key
+// connection-string", "DB_PASSWORD", "(max_client_conn)").
+func namedSettings(c *candidate) []string {
+	seen := map[string]bool{}
+	var out []string
+	svc := NormalizeServiceName(c.Service)
+	add := func(s string) {
+		s = strings.Trim(s, ".-")
+		l := strings.ToLower(s)
+		if len(s) < 4 || seen[l] || commonYAMLWord[l] || stopField[l] || NormalizeServiceName(s) == svc || strings.ContainsAny(s, "/") {
+			return
+		}
+		for _, ext := range []string{".java", ".py", ".go", ".js", ".ts", ".cs", ".rb", ".php", ".rs", ".kt", ".com", ".io", ".svc", ".local"} {
+			if strings.HasSuffix(l, ext) {
+				return
+			}
+		}
+		seen[l] = true
+		out = append(out, s)
+	}
+	for _, f := range c.Support {
+		for _, text := range []string{f.Quote, f.Attrs["causes"], f.Attrs["detail"], f.Attrs["message"]} {
+			if text == "" {
+				continue
+			}
+			for _, m := range settingAfterWordRE.FindAllStringSubmatch(text, 8) {
+				add(m[1])
+			}
+			for _, m := range quotedSettingRE.FindAllStringSubmatch(text, 8) {
+				if strings.ContainsAny(m[1], "_-") || upperSnakeRE.MatchString(m[1]) {
+					add(m[1])
+				}
+			}
+			for _, m := range upperSnakeRE.FindAllString(text, 8) {
+				add(m)
+			}
+			for _, m := range lowerSnakeRE.FindAllString(text, 8) {
+				add(m)
+			}
+		}
+	}
+	return out
+}
+
+// containsSetting reports whether a line sets or mentions one of names as
+// a whole token.
+func containsSetting(line string, names []string) bool {
+	for _, n := range names {
+		i := strings.Index(line, n)
+		for i >= 0 {
+			before := i == 0 || !isIdentRune(rune(line[i-1]))
+			after := i+len(n) >= len(line) || !isIdentRune(rune(line[i+len(n)]))
+			if before && after {
+				return true
+			}
+			next := strings.Index(line[i+1:], n)
+			if next < 0 {
+				break
+			}
+			i += next + 1
+		}
+	}
+	return false
+}
+
+func isIdentRune(r rune) bool {
+	return r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+}
+
+// changeLinesOf is recentChangeLines over the added or the removed lines.
+func (ev *evidence) changeLinesOf(attr string, filter func(Finding) bool) []changeLine {
+	if attr == "added" {
+		return ev.recentChangeLines(filter)
+	}
+	var out []changeLine
+	for _, f := range ev.findings {
+		if f.Kind != KindChangeCorrelation || f.File == "" || !filter(f) {
+			continue
+		}
+		if !ev.onset.IsZero() && (f.Time.After(ev.onset.Add(5*time.Minute)) || ev.onset.Sub(f.Time) > 48*time.Hour) {
+			continue
+		}
+		for _, row := range strings.Split(f.Attrs["removed"], "\n") {
+			i := strings.IndexByte(row, ':')
+			if i <= 0 {
+				continue
+			}
+			if n, err := strconv.Atoi(row[:i]); err == nil {
+				out = append(out, changeLine{change: f, line: n, text: row[i+1:]})
+			}
+		}
+	}
+	return out
 }

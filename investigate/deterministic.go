@@ -167,7 +167,8 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	if infraLike(h) || h.c.ErrorType == ErrTimeout || h.c.ErrorType == ErrNetwork || h.c.ErrorType == ErrDependency {
 		if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
 			read(l.change.File, l.line)
-		} else if e.has("source_manifests") {
+		}
+		if _, named := ev.namedConfigChange(h.c); !named && e.has("source_manifests") {
 			args := map[string]any{"service": h.c.Service}
 			if keys := settingNames(h.c); len(keys) > 0 {
 				args["keys"] = keys
@@ -248,12 +249,21 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			}
 		}
 	case BucketInfrastructure:
-		if !c.probeMismatch() {
-			// A probe checking the wrong port is fixed at the probe, whatever changed the port.
-			cfg, hasCfg = ev.configChange(c)
-		}
-		if !hasCfg {
-			manifest = pickManifestField(ev, h)
+		// A manifest setting the errors name (the Secret key, the env var)
+		// and a probe on the wrong port are fixed where they are set,
+		// whatever change exposed them.
+		m := pickManifestField(ev, h)
+		switch {
+		case c.probeMismatch() && m != nil:
+			manifest = m
+		default:
+			if l, ok := ev.namedConfigChange(c); ok {
+				cfg, hasCfg = l, true
+			} else if m != nil && manifestNamed(c, m) {
+				manifest = m
+			} else if cfg, hasCfg = ev.configChange(c); !hasCfg {
+				manifest = m
+			}
 		}
 	}
 	sourceRead := false
@@ -319,7 +329,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Corroborating:  families,
 		Contested:      contested,
 		Failures:       c.failures(),
-		HeuristicLine:  (hasCfg && !namedBy(c, cfg.text)) || (manifest != nil && !manifestExact(c, manifest)),
+		HeuristicLine:  (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
@@ -426,10 +436,24 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	case h.c.ErrorType == ErrResourceExhaustion && strings.Contains(text, "memory"):
 		want = []string{FieldMemoryRequest, FieldMemoryLimit}
 	}
-	// A setting the errors name outright wins (max_client_conn = 200).
-	for i := range fields {
-		if fields[i].Kind == FieldConfigKey && mentions(text, fields[i].Name) {
-			return &fields[i]
+	// A setting the errors name outright wins (max_client_conn = 200, the
+	// Secret key connection-string, the env var DB_PASSWORD).
+	names := namedSettings(h.c)
+	for _, k := range []string{FieldConfigKey, FieldSecretKeyRef, FieldEnvVar} {
+		for i := range fields {
+			f := &fields[i]
+			if f.Kind != k {
+				continue
+			}
+			val := f.Value
+			if i := strings.LastIndex(f.Name, "/"); i >= 0 {
+				val += " " + f.Name[i+1:]
+			} else {
+				val += " " + f.Name
+			}
+			if containsSetting(val, names) {
+				return f
+			}
 		}
 	}
 	// Prefer a field whose name the evidence mentions (an env var or secret key).
@@ -694,9 +718,30 @@ var tokenRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.-]{3,}`)
 // (a setting key, an env var, a host, a port).
 func namedBy(c *candidate, line string) bool {
 	text := strings.ToLower(joinQuotes(c.Support))
+	svc := NormalizeServiceName(c.Service)
 	for _, tok := range tokenRE.FindAllString(line, -1) {
-		t := strings.ToLower(strings.Trim(tok, ".-"))
-		if len(t) >= 5 && !commonYAMLWord[t] && strings.Contains(text, t) {
+		t := strings.ToLower(strings.Trim(tok, ".-:\"'"))
+		if len(t) < 5 || commonYAMLWord[t] || NormalizeServiceName(t) == svc || strings.Contains(svc, NormalizeServiceName(t)) {
+			continue // the service's own name is on every line of its manifests
+		}
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestNamed: the evidence names the field's value or name as a setting
+// (couldn't find key connection-string -> the secretKeyRef key
+// connection-string; DB_PASSWORD -> the env var DB_PASSWORD).
+func manifestNamed(c *candidate, m *ManifestField) bool {
+	names := namedSettings(c)
+	for _, v := range []string{m.Value, m.Name} {
+		v = strings.Trim(v, `"'`)
+		if i := strings.LastIndex(v, "/"); i >= 0 {
+			v = v[i+1:]
+		}
+		if v != "" && containsSetting(v, names) {
 			return true
 		}
 	}
@@ -704,7 +749,9 @@ func namedBy(c *candidate, line string) bool {
 }
 
 var commonYAMLWord = map[string]bool{"value": true, "name": true, "image": true, "limits": true, "requests": true, "memory": true,
-	"spec": true, "metadata": true, "labels": true, "containers": true, "true": true, "false": true, "error": true, "service": true}
+	"spec": true, "metadata": true, "labels": true, "containers": true, "true": true, "false": true, "error": true, "service": true,
+	"secret": true, "secrets": true, "apiversion": true, "namespace": true, "external": true, "template": true, "selector": true,
+	"config": true, "configmap": true, "deployment": true, "container": true, "valuefrom": true, "secretkeyref": true}
 
 // manifestExact: the field follows from the failure itself (an OOM kill is
 // about the memory limit; an image pull about the image; a probe about the
@@ -717,7 +764,7 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		return true
 	case c.Signature == "k8s-probe" && (m.Kind == FieldReadinessPort || m.Kind == FieldLivenessPort):
 		return true
-	case m.Name != "" && mentions(strings.ToLower(joinQuotes(c.Support)), m.Name):
+	case manifestNamed(c, m):
 		return true
 	}
 	return false

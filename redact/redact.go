@@ -79,6 +79,10 @@ var credentialPatterns = []*regexp.Regexp{
 // pairs whose key names a secret.
 var keyValueSecret = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|token|auth|credential|client[_-]?secret)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?)([^\s"',;&}]{4,})`)
 
+// referenceLike values name a secret rather than hold it: an env var or
+// Secret key name (DB_PASSWORD, connection-string), a template reference.
+var referenceLike = regexp.MustCompile(`^(?:[A-Z][A-Z0-9_]*|[a-z][a-z.-]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|\[?REDACTED\]?)$`)
+
 // urlUserinfo masks passwords in URLs (scheme://user:pass@host).
 var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)([^/\s@]+)(@)`)
 
@@ -104,7 +108,13 @@ func (r *Redactor) String(s string) string {
 	for _, re := range credentialPatterns {
 		s = re.ReplaceAllString(s, Mask)
 	}
-	s = keyValueSecret.ReplaceAllString(s, "${1}"+Mask)
+	s = keyValueSecret.ReplaceAllStringFunc(s, func(m string) string {
+		sub := keyValueSecret.FindStringSubmatch(m)
+		if referenceLike.MatchString(sub[2]) {
+			return m // a key name or a reference to where the secret lives, not the secret
+		}
+		return sub[1] + Mask
+	})
 	s = urlUserinfo.ReplaceAllString(s, "${1}"+Mask+"${3}")
 	if r == nil {
 		return s

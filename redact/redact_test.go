@@ -55,3 +55,12 @@ func TestContainsRegistered(t *testing.T) {
 	var nilR *Redactor
 	assert.False(t, nilR.ContainsRegistered("x"))
 }
+
+func TestKeyNamesAreNotSecrets(t *testing.T) {
+	r := New(Options{})
+	for _, in := range []string{"- secretKey: DB_PASSWORD", "key: connection-string", `password: ${DB_PASSWORD}`, "token: {{ .Values.token }}"} {
+		assert.Equal(t, in, r.String(in))
+	}
+	assert.NotContains(t, r.String("password: Xk9#mq2!zz"), "Xk9#mq2!zz")
+	assert.NotContains(t, r.String("api_key=AbC123xyz789"), "AbC123xyz789")
+}

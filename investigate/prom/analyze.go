@@ -384,10 +384,24 @@ func certs(metric string, series []Series, end time.Time) []investigate.Finding 
 		if exp.After(end) {
 			continue
 		}
-		svc := serviceOf(s.Metric)
+		// The certificate names the service it serves (carrier-rates-tls);
+		// the job label names cert-manager or the exporter.
+		svc := certService(firstNonEmpty(s.Metric["name"], s.Metric["secret_name"], s.Metric["certificate"]))
+		if svc == "" {
+			svc = serviceOf(s.Metric)
+		}
 		target := firstNonEmpty(s.Metric["instance"], s.Metric["name"], s.Metric["secret_name"], svc)
 		out = append(out, anomaly(svc, fmt.Sprintf("certificate for %s expired at %s", target, exp.Format(time.RFC3339)), exp,
 			investigate.ErrTLS, "cert-expired", map[string]string{"metric": metric, "target": target}))
 	}
 	return out
+}
+
+func certService(name string) string {
+	for _, suf := range []string{"-tls-secret", "-tls", "-cert", "-certificate", "-serving", "-server"} {
+		if strings.HasSuffix(name, suf) {
+			return strings.TrimSuffix(name, suf)
+		}
+	}
+	return name
 }
