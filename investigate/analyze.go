@@ -390,8 +390,8 @@ func (ev *evidence) candidates() []*candidate {
 	// its own logs at the same time, that service is the other side.
 	for _, o := range sortedCandidates(by) {
 		sig := SignatureByID(o.Signature)
-		if o.Score < 0 || !sig.BlamesCallee() || o.traceCallee > 0 {
-			continue
+		if o.Score < 0 || !sig.BlamesCallee() || o.traceCallee > 0 || o.logCallee > 0 || o.traceOrigins+o.traceRelayed == 0 {
+			continue // only failures raised in o's own requests can point at the other side
 		}
 		for _, t := range sortedCandidates(by) {
 			if t == o || t.Score < 0 || t.Service == o.Service || t.Signature != o.Signature || t.traceOrigins > 0 || t.traceCallee > 0 {
