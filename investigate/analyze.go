@@ -267,6 +267,16 @@ func (ev *evidence) candidates() []*candidate {
 			c := get(f.Service, f.ErrorType)
 			c.logPropagated += f.Count
 			add(c, f)
+		case f.Kind == KindLogPattern && ev.namedCallee(f) != "":
+			// "notify-otp: POST http://notify-otp...: 502 Bad Gateway": the
+			// caller's log names the dependency that failed.
+			callee := ev.namedCallee(f)
+			c := get(callee, f.ErrorType)
+			g := f
+			g.Attrs = copyAttrs(f.Attrs)
+			g.Attrs["relayed_by"] = f.Service
+			c.logCallee += f.Count
+			add(c, g)
 		case f.Kind == KindLogPattern:
 			role := RoleCause
 			if s := SignatureByID(f.Signature); s != nil {
@@ -442,6 +452,37 @@ func (ev *evidence) candidates() []*candidate {
 			lead.Support = append(lead.Support, o.Support...)
 			o.Score = -1
 		}
+	}
+	// A failure the traces saw without saying what it was (no signature)
+	// and a typed explanation in the same service's logs at the same time
+	// are one failure.
+	for _, u := range sortedCandidates(by) {
+		if u.Score < 0 || u.ErrorType != ErrUnknown || u.Signature != "" {
+			continue
+		}
+		var best *candidate
+		for _, t := range sortedCandidates(by) {
+			if t == u || t.Score < 0 || t.Service != u.Service || t.ErrorType == ErrUnknown || !aligned(t.First, u.First, 30*time.Minute) {
+				continue
+			}
+			if best == nil || t.logCause+t.traceOrigins+t.infra > best.logCause+best.traceOrigins+best.infra {
+				best = t
+			}
+		}
+		if best == nil {
+			continue
+		}
+		best.traceOrigins += u.traceOrigins
+		best.traceCallee += u.traceCallee
+		best.traceRelayed += u.traceRelayed
+		best.logCause += u.logCause
+		best.exceptions += u.exceptions
+		best.hasAppFrame = best.hasAppFrame || u.hasAppFrame
+		for fam := range u.Families {
+			best.Families[fam] = true
+		}
+		best.Support = append(best.Support, u.Support...)
+		u.Score = -1
 	}
 	var out []*candidate
 	for _, c := range by {
@@ -762,4 +803,33 @@ func (ev *evidence) resolveUpstream(up string) string {
 		}
 	}
 	return best
+}
+
+var urlHostRE = regexp.MustCompile(`(?i)\bhttps?://([a-z0-9][a-z0-9.-]*)`)
+var prefixNameRE = regexp.MustCompile(`^\s*([a-z][a-z0-9_-]{2,40}):\s`)
+
+// namedCallee returns the known service a relayed error names (the URL it
+// called, or the "service: ..." prefix callers write), "" when none.
+func (ev *evidence) namedCallee(f Finding) string {
+	if f.Attrs["upstream"] != "" {
+		return ""
+	}
+	sig := SignatureByID(f.Signature)
+	if sig == nil || (sig.Role != RolePropagated && !sig.BlamesCallee()) {
+		return ""
+	}
+	idx := NewServiceIndex(ev.known...)
+	var names []string
+	for _, m := range urlHostRE.FindAllStringSubmatch(f.Quote, 3) {
+		names = append(names, m[1])
+	}
+	if m := prefixNameRE.FindStringSubmatch(f.Quote); m != nil {
+		names = append(names, m[1])
+	}
+	for _, n := range names {
+		if r := idx.Resolve(n); r != "" && r != f.Service {
+			return r
+		}
+	}
+	return ""
 }

@@ -117,14 +117,48 @@ func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
 	if len(lines) == 0 && c.ErrorType != ErrTLS {
 		lines = ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.namespaceWide(f, c) })
 	}
-	for _, re := range kw {
-		for _, l := range lines {
-			if re.MatchString(l.text) {
-				return l, true
+	// In a multi-document manifest, the document that names the service
+	// (its NetworkPolicy, its Ingress) holds the setting.
+	docOf, mentions := yamlDocuments(lines, c.Service)
+	for _, own := range []bool{true, false} {
+		for _, re := range kw {
+			for i, l := range lines {
+				if own && !mentions[docOf[i]] {
+					continue
+				}
+				if re.MatchString(l.text) {
+					return l, true
+				}
 			}
 		}
 	}
 	return changeLine{}, false
+}
+
+type docKey struct {
+	sha, file string
+	doc       int
+}
+
+// yamlDocuments numbers the YAML documents ("---" separated) the changed
+// lines belong to and reports which documents name the service.
+func yamlDocuments(lines []changeLine, service string) ([]docKey, map[docKey]bool) {
+	svc := NormalizeServiceName(service)
+	docOf := make([]docKey, len(lines))
+	mentions := map[docKey]bool{}
+	counter := map[[2]string]int{}
+	// Lines of one change are in file order within recentChangeLines.
+	for i, l := range lines {
+		k := [2]string{l.change.Attrs["sha"], l.change.File}
+		if strings.TrimSpace(l.text) == "---" {
+			counter[k]++
+		}
+		docOf[i] = docKey{k[0], k[1], counter[k]}
+		if svc != "" && strings.Contains(NormalizeServiceName(l.text), svc) {
+			mentions[docOf[i]] = true
+		}
+	}
+	return docOf, mentions
 }
 
 // namespaceWide: cluster/namespace-wide changes (network policies, ingress

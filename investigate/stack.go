@@ -24,7 +24,7 @@ var (
 	// Ruby: /app/app/models/order.rb:42:in `total'
 	rubyFrameRE = regexp.MustCompile("([\\w./-]+\\.rb):(\\d+):in [\x60'\"]([^'\"\x60]+)['\"\x60]?")
 	// PHP: #0 /var/www/src/Cart.php(57): App\Cart->total()  /  in /var/www/src/Cart.php on line 57  /  /var/www/src/Cart.php:57
-	phpFrameRE = regexp.MustCompile(`([\w./-]+\.php)(?:\((\d+)\)|:(\d+)| on line (\d+))`)
+	phpFrameRE = regexp.MustCompile(`([\w./-]+\.php)(?:\((\d+)\)|:(\d+)| on line (\d+)| line (\d+))`)
 	// Rust: panicked at src/handlers/checkout.rs:57:31  /  at src/main.rs:42:17
 	rustFrameRE = regexp.MustCompile(`(?:panicked at |at )'?([\w./-]+\.rs):(\d+)(?::\d+)?`)
 	// Generic path:line mentions in one-line errors: "at /app/main.go:88", "handler.go:57:".
@@ -72,7 +72,7 @@ func ParseStack(text string) []Frame {
 		}
 	case phpFrameRE.MatchString(text):
 		for _, m := range phpFrameRE.FindAllStringSubmatch(text, 64) {
-			line, _ := strconv.Atoi(m[2] + m[3] + m[4])
+			line, _ := strconv.Atoi(m[2] + m[3] + m[4] + m[5])
 			frames = append(frames, Frame{File: m[1], Line: line})
 		}
 	case rustFrameRE.MatchString(text):
