@@ -40,7 +40,9 @@ func (r *Records) Add(text string) {
 	seen := map[string]bool{}
 	add := func(k, v string) {
 		k = strings.ToLower(k)
-		if notIDKeys[k] || !idKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) {
+		// Record identifiers carry digits (SKU 4004217, tenant 4471,
+		// MCH-0099121); constant tags (message_id=send_otp) do not.
+		if notIDKeys[k] || !idKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) || !hasDigitRE.MatchString(v) {
 			return
 		}
 		if seen[k+"="+v] {

@@ -217,7 +217,7 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 				Kind: investigate.KindChangeCorrelation, Family: investigate.FamilyChanges,
 				File: f.GetFilename(), Time: date, LastTime: date, Count: 1,
 				Quote: fmt.Sprintf("%s %s", shortSHA(d.GetSHA()), investigate.Quote(msg, 120)),
-				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 40), "removed": RemovedLines(f.GetPatch(), 20),
+				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 120), "removed": RemovedLines(f.GetPatch(), 40),
 					"status": f.GetStatus(), "author": cm.GetAuthor().GetName(), "message": investigate.Quote(msg, 300)},
 			})
 		}
