@@ -31,17 +31,33 @@ type Message struct {
 }
 
 // ValidationError is a client error: the body is not a usable webhook.
-type ValidationError struct{ Msg string }
+type ValidationError struct {
+	Msg string
+	// Reason classifies the error for metrics: bad_json, version,
+	// no_alerts, missing_labels or invalid.
+	Reason string
+}
 
 func (e *ValidationError) Error() string { return e.Msg }
 
-func invalid(format string, a ...any) error { return &ValidationError{Msg: fmt.Sprintf(format, a...)} }
+// Validation error reasons.
+const (
+	ReasonBadJSON       = "bad_json"
+	ReasonVersion       = "version"
+	ReasonNoAlerts      = "no_alerts"
+	ReasonMissingLabels = "missing_labels"
+	ReasonInvalid       = "invalid"
+)
+
+func invalid(reason, format string, a ...any) error {
+	return &ValidationError{Msg: fmt.Sprintf(format, a...), Reason: reason}
+}
 
 // Decode parses and validates a webhook body. requiredLabels are labels the
 // routing needs on every alert (alertname is always required).
 func Decode(body []byte, requiredLabels ...string) (*Message, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, invalid("empty body: expected an Alertmanager webhook JSON object")
+		return nil, invalid(ReasonBadJSON, "empty body: expected an Alertmanager webhook JSON object")
 	}
 	var m Message
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -51,30 +67,30 @@ func Decode(body []byte, requiredLabels ...string) (*Message, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return nil, invalid("malformed JSON at byte %d: %v", se.Offset, se)
+			return nil, invalid(ReasonBadJSON, "malformed JSON at byte %d: %v", se.Offset, se)
 		case errors.As(err, &te):
-			return nil, invalid("field %q has the wrong type: got JSON %s, want %s", te.Field, te.Value, te.Type)
+			return nil, invalid(ReasonBadJSON, "field %q has the wrong type: got JSON %s, want %s", te.Field, te.Value, te.Type)
 		}
-		return nil, invalid("malformed JSON: %v", err)
+		return nil, invalid(ReasonBadJSON, "malformed JSON: %v", err)
 	}
 	if dec.More() {
-		return nil, invalid("malformed JSON: trailing data after the webhook object")
+		return nil, invalid(ReasonBadJSON, "malformed JSON: trailing data after the webhook object")
 	}
 	if m.Data == nil {
-		return nil, invalid("not an Alertmanager webhook: no alerts")
+		return nil, invalid(ReasonNoAlerts, "not an Alertmanager webhook: no alerts")
 	}
 	if m.Version != "4" {
 		if m.Version == "" {
-			return nil, invalid("missing version: this receiver accepts Alertmanager webhook version \"4\"")
+			return nil, invalid(ReasonVersion, "missing version: this receiver accepts Alertmanager webhook version \"4\"")
 		}
-		return nil, invalid("unsupported webhook version %q: this receiver accepts version \"4\"", m.Version)
+		return nil, invalid(ReasonVersion, "unsupported webhook version %q: this receiver accepts version \"4\"", m.Version)
 	}
 	if len(m.Alerts) == 0 {
-		return nil, invalid("no alerts in the webhook body")
+		return nil, invalid(ReasonNoAlerts, "no alerts in the webhook body")
 	}
 	for i, a := range m.Alerts {
 		if a.Status != "firing" && a.Status != "resolved" {
-			return nil, invalid("alerts[%d]: status %q must be firing or resolved", i, a.Status)
+			return nil, invalid(ReasonInvalid, "alerts[%d]: status %q must be firing or resolved", i, a.Status)
 		}
 		missing := []string{}
 		for _, l := range append([]string{"alertname"}, requiredLabels...) {
@@ -83,10 +99,10 @@ func Decode(body []byte, requiredLabels ...string) (*Message, error) {
 			}
 		}
 		if len(missing) > 0 {
-			return nil, invalid("alerts[%d]: missing label(s) %s needed for routing", i, strings.Join(missing, ", "))
+			return nil, invalid(ReasonMissingLabels, "alerts[%d]: missing label(s) %s needed for routing", i, strings.Join(missing, ", "))
 		}
 		if a.StartsAt.IsZero() {
-			return nil, invalid("alerts[%d] (%s): startsAt is required", i, a.Labels["alertname"])
+			return nil, invalid(ReasonInvalid, "alerts[%d] (%s): startsAt is required", i, a.Labels["alertname"])
 		}
 	}
 	return &m, nil

@@ -68,6 +68,14 @@ type Options struct {
 	Approvers Authorizer
 	// MinBand is the least confidence band that offers Approve (default MEDIUM).
 	MinBand investigate.Band
+	// Refirer converges an open pull request when an alert fires again
+	// (optional).
+	Refirer Refirer
+	// Metrics receives investigation and incident counters (optional).
+	Metrics Metrics
+	// AlertRootWait bounds how long an alert job waits for another
+	// replica to open the incident's thread before retrying (default 20 s).
+	AlertRootWait time.Duration
 
 	// EventWorkers bounds event handlers running at once (default 16);
 	// EventQueue bounds acknowledged events waiting for one (default 1024).
@@ -159,6 +167,10 @@ func New(o Options) (*Bot, error) {
 		o.EventQueue = 1024
 	}
 	def(&o.EventTimeout, 30*time.Second)
+	def(&o.AlertRootWait, 20*time.Second)
+	if o.Metrics == nil {
+		o.Metrics = noMetrics{}
+	}
 	def(&o.DedupeTTL, 6*time.Hour)
 	def(&o.DrainTimeout, 25*time.Second)
 	def(&o.EngineDeadline, 60*time.Second)

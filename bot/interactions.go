@@ -102,6 +102,12 @@ func (b *Bot) reinvestigate(ctx context.Context, cb slack.InteractionCallback, a
 	issue := doc.Job.Issue
 	issue.Start, issue.End = time.Time{}, time.Time{} // a fresh window ending now
 	b.startInvestigation(ctx, newJobID("r-"), v.Channel, v.ThreadTS, cb.User.ID, issue, log)
+	if issue.Trigger == investigate.TriggerAlert && issue.Key != "" {
+		// The alert's cooldown counts from this investigation.
+		if _, err := b.o.Store.MarkInvestigated(ctx, issue.Key, time.Now()); err != nil && !errors.Is(err, sessions.ErrNotFound) {
+			log.Warn("re-investigation not recorded on the incident", "err", err)
+		}
+	}
 }
 
 // viewPatch posts the whole proposed change in the thread.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/render"
@@ -25,6 +26,8 @@ func (b *Bot) HandleJob(ctx context.Context, job sessions.Job) error {
 	switch job.Kind {
 	case JobKindInvestigate:
 		return b.runInvestigation(ctx, job)
+	case alerts.JobKind:
+		return b.runAlert(ctx, job)
 	default:
 		return sessions.Permanent(fmt.Errorf("unknown job kind %q", truncateRunes(job.Kind, 40)))
 	}
@@ -82,12 +85,16 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 
 	if doc == nil {
 		if !hasEvidenceBackend(cfg) {
+			b.o.Metrics.InvestigationDone("parked", "", "", 0)
 			return b.park(ctx, job, p, msgTS, action, log)
 		}
+		started := time.Now()
 		res, err := b.investigate(ctx, issue, cfg, action, upd, log)
 		if err != nil {
+			b.o.Metrics.InvestigationDone("failed", "", "", time.Since(started))
 			return b.failed(ctx, job, p, msgTS, upd, err, log)
 		}
+		b.o.Metrics.InvestigationDone("ok", string(res.RootCause.Band), string(res.Mode), time.Since(started))
 		doc = &resultDoc{Job: p, Result: res, Approval: approvalView(res, b.o.MinBand, b.o.Remediator != nil), GitHubAPI: cfg["github_api_url"]}
 		doc.Job.Issue = issue
 		enc, err := encodeResultDoc(*doc)
