@@ -528,3 +528,32 @@ func (ev *evidence) changeLinesOf(attr string, filter func(Finding) bool) []chan
 	}
 	return out
 }
+
+// nearbyChange finds, in the anchored file, a line changed shortly before
+// the impact within a few lines above the crash line when the crash line
+// itself was not changed.
+func (ev *evidence) nearbyChange(file string, line int) (changeLine, bool) {
+	if _, exact, ok := ev.deployed(file, line, ev.onset); ok && exact {
+		return changeLine{}, false
+	}
+	// Only a removed guard (a clamp, a bounds or null check) moves the
+	// defect from the crash line to the change: any other nearby change
+	// merely let new inputs reach a line that was already fragile.
+	added := map[int]string{}
+	for _, l := range ev.changeLinesOf("added", func(f Finding) bool { return samePath(f.File, file) }) {
+		added[l.line] += l.text
+	}
+	var best changeLine
+	found := false
+	for _, l := range ev.changeLinesOf("removed", func(f Finding) bool { return samePath(f.File, file) }) {
+		if !guardRE.MatchString(l.text) || guardRE.MatchString(added[l.line]) {
+			continue
+		}
+		if d := line - l.line; d > 0 && d <= 15 && (!found || l.line > best.line) {
+			best, found = l, true
+		}
+	}
+	return best, found
+}
+
+var guardRE = regexp.MustCompile(`\.min\(|\.max\(|\bclamp|Math\.(?:min|max)|\bmin\(|\bmax\(|(?:len\([^)]*\)|\.len\(\)|\.length|\.size\(\)|\.Count)\s*-\s*1|\?\.|\?\?|!=\s*null|!=\s*nil|is not None|!==?\s*undefined|\bif\b.*(?:null|nil|None|undefined|len|length|size|empty|isEmpty|bounds)|getOrDefault|orElse|\bcatch\b|\brescue\b|\bexcept\b|unwrap_or`)

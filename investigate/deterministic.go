@@ -267,6 +267,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		}
 	}
 	sourceRead := false
+	nearby := false
 	readAt := func(file string, line int) bool {
 		f, ok := reads[file]
 		return ok && abs(f.Line-line) <= 3
@@ -286,6 +287,15 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	case anchorPath != "" && bucket != BucketInfrastructure:
 		rc.File, rc.Line = anchorPath, anchorLine
 		sourceRead = true
+		// The crash surfaced at a line no recent change touched, a few lines
+		// below a line a change just before the impact did touch: the
+		// defect is the change (a removed guard, a new computation).
+		if bucket == BucketCodeBug {
+			if l, ok := ev.nearbyChange(anchorPath, anchorLine); ok {
+				rc.Line = l.line
+				nearby = true
+			}
+		}
 	}
 	rc.Bucket = bucket
 	if ciSystemRE.MatchString(rc.Service) {
@@ -329,7 +339,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Corroborating:  families,
 		Contested:      contested,
 		Failures:       c.failures(),
-		HeuristicLine:  (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
+		HeuristicLine:  nearby || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)

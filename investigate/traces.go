@@ -408,6 +408,10 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 	}
 	f.Quote = Quote(firstNonEmpty(excText, s.StatusMessage, firstLine(stack), s.Name+" failed"), 200)
 	f.Frames = ParseStack(stack)
+	if len(f.Frames) == 0 {
+		// Some runtimes put the location in the message ("panicked at src/x.rs:50:9").
+		f.Frames = ParseStack(msg)
+	}
 	if top, ok := TopAppFrame(f.Frames); ok {
 		f.File, f.Line, f.Function = top.File, top.Line, top.Function
 	}
