@@ -54,8 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "helmcheck validate: name the manifest files (or - for stdin)")
 			return 2
 		}
-		var objs []*validate.Object
-		var probs []validate.Problem
+		// Each file is one release's manifests, checked on its own.
+		status := 0
 		for _, name := range fs.Args() {
 			var data []byte
 			var err error
@@ -68,11 +68,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "helmcheck: %v\n", err)
 				return 2
 			}
-			o, p := validate.Decode(name, data)
-			objs, probs = append(objs, o...), append(probs, p...)
+			objs, probs := validate.Decode(name, data)
+			probs = append(probs, validate.Check(objs, opts)...)
+			status = max(status, report(stdout, stderr, name, objs, probs))
 		}
-		probs = append(probs, validate.Check(objs, opts)...)
-		return report(stdout, stderr, strings.Join(fs.Args(), " "), objs, probs)
+		return status
 	}
 	label := strings.Join(values, " + ")
 	if label == "" {
