@@ -53,6 +53,18 @@ func (e *Engine) Investigate(ctx context.Context, issue Issue) (*HealResult, err
 	e.CallAll(ctx, led, plannerDeterministic, e.firstRound(issue))
 	ev := newEvidence(issue, led.Receipts())
 	h := ev.best()
+	if h == nil && ctx.Err() == nil && issue.End.Sub(issue.Start) < widenedWindow {
+		// Nothing failed in the window: rare failures (flakes, slow SLO
+		// burns) may lie further back. Look once over a wider window.
+		wide := issue
+		wide.Start = issue.End.Add(-widenedWindow)
+		if calls := e.evidenceCalls(wide); len(calls) > 0 {
+			e.CallAll(ctx, led, plannerDeterministic, calls)
+			issue = wide
+			ev = newEvidence(issue, led.Receipts())
+			h = ev.best()
+		}
+	}
 	e.progress(h, ev)
 
 	if h != nil && ctx.Err() == nil {
@@ -134,6 +146,22 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 			args["namespace"] = issue.Namespace
 		}
 		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
+	}
+	return calls
+}
+
+// widenedWindow is how far back an investigation looks when its window
+// shows no failure at all.
+const widenedWindow = 72 * time.Hour
+
+// evidenceCalls re-queries the families that show failures (traces, logs)
+// over the issue's window.
+func (e *Engine) evidenceCalls(issue Issue) []ToolCall {
+	var calls []ToolCall
+	for _, c := range e.firstRound(issue) {
+		if c.Tool == "traces_search_errors" || c.Tool == "logs_search_errors" {
+			calls = append(calls, c)
+		}
 	}
 	return calls
 }

@@ -203,8 +203,18 @@ func ParseSinceCoarse(text string, now time.Time) (time.Time, bool) {
 	if t, ok := ParseSince(text, now); ok {
 		return t, true
 	}
+	if m := overDurRE.FindStringSubmatch(text); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if d := unitDur(m[2]); d > 0 && n > 0 {
+			return now.Add(-time.Duration(n) * d), true
+		}
+	}
 	return parseDayWords(text, now)
 }
+
+// overDurRE: SLO-style windows in alert text ("availability 99.4% over 3d",
+// "error budget burn in the last 6h").
+var overDurRE = regexp.MustCompile(`(?i)\b(?:over|across|during|within)\s+(?:the\s+)?(?:last\s+|past\s+)?(\d+)\s*(d|days?|h|hrs?|hours?)\b`)
 
 // parseDayWords understands coarse times: "since yesterday evening",
 // "since last night", "this morning", "since Monday".
