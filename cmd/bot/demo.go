@@ -1,19 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
@@ -35,12 +41,17 @@ const (
 )
 
 // runDemo is `bot demo`: the whole Slack flow of one scenario against the
-// simulators, with the same wiring as `bot serve`.
+// simulators, with the same wiring as `bot serve`. A mention scenario is
+// delivered as a mention; an alert scenario is POSTed to the bot's own
+// Alertmanager webhook. With --listen the demo keeps running and accepts
+// webhooks (curl, a real Alertmanager) on that address, printing threads as
+// they change, until SIGINT/SIGTERM.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scen := fs.String("scenario", "", "scenario directory (required)")
 	transcript := fs.String("transcript", "", "write every call to a simulator as JSON lines to this file")
+	listen := fs.String("listen", "", "keep running and accept Alertmanager webhooks at http://ADDR"+alerts.Path+" (e.g. 127.0.0.1:9095)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up when no result is posted within this time")
 	verbose := fs.Bool("v", false, "show the bot's logs")
 	lf := addLLMFlags(fs, true)
@@ -49,6 +60,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *scen == "" {
 		return fmt.Errorf("%w: --scenario DIR is required", errUsage)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
 	s, err := scenario.Load(*scen)
 	if err != nil {
@@ -107,13 +121,21 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	addr := "127.0.0.1:0"
+	if *listen != "" {
+		addr = *listen
+	}
 	env := serveEnv{
 		AppToken: slackSim.AppToken(), BotToken: slackSim.BotToken(), SlackAPIURL: slackSim.APIURL(),
 		RedisPrefix: prefix, EncryptionKey: key,
 		Approvers: remediate.Approvers{Users: []string{demoApprover}},
 		MinBand:   investigate.BandMedium, Concurrency: 2, EventWorkers: 4,
-		Deadline: 60 * time.Second, DrainTimeout: 5 * time.Second, HTTPAddr: "127.0.0.1:0",
+		Deadline: 60 * time.Second, DrainTimeout: 5 * time.Second, HTTPAddr: addr,
 		Settings: map[string]string{}, // the channel's session holds the scenario's settings
+		// Every alert goes to #incidents and is investigated.
+		Routing:      alerts.DefaultRouting(demoChannel),
+		WebhookToken: strings.TrimSpace(os.Getenv("AUTOHEAL_WEBHOOK_TOKEN")),
+		OpenWebhook:  true,
 	}
 	w, err := wireBot(botDeps{Env: env, Redis: rdb, Planner: planner, Logger: log, Now: func() time.Time { return s.Now }})
 	if err != nil {
@@ -124,42 +146,182 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), backends.Config()); err != nil {
 		return fmt.Errorf("channel settings: %w", err)
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	webhookURL := "http://" + ln.Addr().String() + alerts.Path
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	botDone := make(chan error, 1)
-	go func() { botDone <- w.Bot.Run(runCtx) }()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- w.Server.ServeListener(runCtx, ln, 5*time.Second) }()
+	var botErr error
+	botDone := make(chan error) // closed when the bot stops (botErr says why)
+	go func() { botErr = w.Bot.Run(runCtx); close(botDone) }()
+	stop := func() error {
+		cancel()
+		<-botDone
+		return errors.Join(botErr, <-httpDone)
+	}
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	err = slackSim.WaitConnections(wctx, 1)
 	wcancel()
 	if err != nil {
+		_ = stop()
 		return fmt.Errorf("the bot did not connect to the Slack simulator: %w", err)
 	}
 
-	text := s.Trigger.Mention
+	if *listen != "" {
+		err := demoListen(ctx, s, slackSim, webhookURL, env.WebhookToken, stdout, stderr, botDone)
+		return errors.Join(err, stop())
+	}
+
+	var threads []string
 	if s.Trigger.IsAlert() {
-		issue, err := harness.Issue(s)
+		fmt.Fprintf(stderr, "scenario %s — Alertmanager posts the alert to %s\n", s.Name, webhookURL)
+		threads, err = demoAlert(ctx, w, s.Trigger.Alert, webhookURL, env.WebhookToken, botDone, *timeout)
+	} else {
+		fmt.Fprintf(stderr, "scenario %s — %s mentions @autoheal in #%s\n", s.Name, "oncall", demoChannelName)
+		var m slacksim.Mentioned
+		if m, err = slackSim.MentionEvent(slacksim.MentionOptions{Channel: demoChannel, User: demoOncall, Text: s.Trigger.Mention}); err == nil {
+			threads = []string{m.ThreadTS}
+			err = waitResult(ctx, w.Store, bot.MentionJobID(m.EventID), botDone, *timeout)
+		}
+	}
+	for _, ts := range threads {
+		fmt.Fprint(stdout, slackSim.RenderThread(demoChannel, ts))
+	}
+	if err != nil {
+		_ = stop()
+		return err
+	}
+	return stop()
+}
+
+// postAlert sends an Alertmanager webhook body as Alertmanager does.
+func postAlert(ctx context.Context, url, token string, body []byte) (alerts.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return alerts.Response{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Alertmanager/demo")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return alerts.Response{}, fmt.Errorf("POST %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return alerts.Response{}, fmt.Errorf("POST %s: %s: %s", url, resp.Status, strings.TrimSpace(string(raw)))
+	}
+	var out alerts.Response
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return alerts.Response{}, fmt.Errorf("POST %s: answer: %w", url, err)
+	}
+	return out, nil
+}
+
+// demoAlert posts the scenario's alert to the webhook and waits until every
+// incident's thread has its investigation's result; it returns the threads.
+func demoAlert(ctx context.Context, w *wiredBot, body []byte, url, token string, botDone <-chan error, timeout time.Duration) ([]string, error) {
+	msg, err := alerts.Decode(body)
+	if err != nil {
+		return nil, fmt.Errorf("scenario alert: %w", err)
+	}
+	plan, err := alerts.DefaultRouting(demoChannel).Plan(msg, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := postAlert(ctx, url, token, body); err != nil {
+		return nil, err
+	}
+	var threads []string
+	deadline := time.Now().Add(timeout)
+	for _, job := range plan.Jobs {
+		var inc sessions.Incident
+		for {
+			inc, err = w.Store.GetIncident(ctx, job.Key)
+			if err == nil && inc.RootTS != "" {
+				break
+			}
+			if err != nil && !errors.Is(err, sessions.ErrNotFound) {
+				return threads, err
+			}
+			if time.Now().After(deadline) {
+				return threads, fmt.Errorf("incident %s: no thread within %s", job.Key, timeout)
+			}
+			select {
+			case <-ctx.Done():
+				return threads, ctx.Err()
+			case err := <-botDone:
+				return threads, fmt.Errorf("the bot stopped before opening the thread: %v", err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		threads = append(threads, inc.RootTS)
+		if err := waitResult(ctx, w.Store, bot.AlertInvestigationJobID(job.Key, inc.LastInvestigatedAt), botDone, time.Until(deadline)); err != nil {
+			return threads, err
+		}
+	}
+	return threads, nil
+}
+
+// demoListen serves webhooks until ctx ends, printing every thread of the
+// incident channel whenever it changes.
+func demoListen(ctx context.Context, s *scenario.Scenario, slackSim *slacksim.Server, url, token string, stdout, stderr io.Writer, botDone <-chan error) error {
+	fmt.Fprintf(stderr, "scenario %s — the bot accepts Alertmanager webhooks at %s\n", s.Name, url)
+	auth := ""
+	if token != "" {
+		auth = ` -H "Authorization: Bearer $AUTOHEAL_WEBHOOK_TOKEN"`
+	} else {
+		fmt.Fprintln(stderr, "note: no AUTOHEAL_WEBHOOK_TOKEN set: the webhook accepts unauthenticated requests (keep --listen on a loopback address)")
+	}
+	if s.Trigger.IsAlert() {
+		f, err := os.CreateTemp("", "autoheal-alert-*.json")
+		if err == nil {
+			_, err = f.Write(s.Trigger.Alert)
+			_ = f.Close()
+		}
+		if err == nil {
+			fmt.Fprintf(stderr, "send the scenario's alert with:\n  curl -sS%s -H 'Content-Type: application/json' --data-binary @%s %s\n", auth, f.Name(), url)
+		}
+	} else {
+		m, err := slackSim.MentionEvent(slacksim.MentionOptions{Channel: demoChannel, User: demoOncall, Text: s.Trigger.Mention})
 		if err != nil {
 			return err
 		}
-		text = issue.Text
-		fmt.Fprintln(stderr, "note: this scenario is triggered by an Alertmanager alert; until the webhook is wired, the demo delivers the alert's text as a mention.")
+		fmt.Fprintf(stderr, "oncall mentioned @autoheal in #%s (thread %s)\n", demoChannelName, m.ThreadTS)
 	}
-	fmt.Fprintf(stderr, "scenario %s — %s mentions @autoheal in #%s\n", s.Name, "oncall", demoChannelName)
-	m, err := slackSim.MentionEvent(slacksim.MentionOptions{Channel: demoChannel, User: demoOncall, Text: text})
-	if err != nil {
-		return err
+	fmt.Fprintln(stderr, "threads are printed as they change; press Ctrl-C to stop")
+	printed := map[string]string{}
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, m := range slackSim.Messages(demoChannel) {
+			if m.ThreadTS != "" && m.ThreadTS != m.TS {
+				continue // a reply: printed with its thread
+			}
+			out := slackSim.RenderThread(demoChannel, m.TS)
+			if printed[m.TS] == out {
+				continue
+			}
+			printed[m.TS] = out
+			fmt.Fprintf(stdout, "\n── %s ──\n%s", time.Now().Format("15:04:05"), out)
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "stopping: finishing running work")
+			return nil
+		case <-botDone:
+			return errors.New("the bot stopped")
+		case <-tick.C:
+		}
 	}
-	if err := waitResult(ctx, w.Store, bot.MentionJobID(m.EventID), botDone, *timeout); err != nil {
-		fmt.Fprint(stdout, slackSim.RenderThread(demoChannel, m.ThreadTS))
-		return err
-	}
-	fmt.Fprint(stdout, slackSim.RenderThread(demoChannel, m.ThreadTS))
-	cancel()
-	if err := <-botDone; err != nil {
-		return err
-	}
-	return nil
 }
 
 // waitResult polls until the job's result is recorded as posted.
@@ -179,8 +341,8 @@ func waitResult(ctx context.Context, store *sessions.Store, jobID string, botDon
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-botDone:
-			return fmt.Errorf("the bot stopped before posting a result: %v", err)
+		case <-botDone:
+			return errors.New("the bot stopped before posting a result")
 		case <-deadline.C:
 			return fmt.Errorf("no result within %s", timeout)
 		case <-tick.C:

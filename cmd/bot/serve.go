@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,11 +17,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/slack-go/slack"
 
+	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/llm"
+	"github.com/autoheal/autoheal/metrics"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/sessions"
@@ -40,8 +43,17 @@ import (
 //	AUTOHEAL_EVENT_WORKERS    Slack events handled at once (default 16)
 //	AUTOHEAL_DEADLINE         bound of one investigation (default 60s)
 //	AUTOHEAL_DRAIN_TIMEOUT    shutdown wait for running work (default 30s)
-//	AUTOHEAL_HTTP_ADDR        /healthz and /readyz listen address (default :8080)
+//	AUTOHEAL_HTTP_ADDR        /alerts/alertmanager, /metrics, /healthz and /readyz listen address (default :8080)
 //	AUTOHEAL_LOG_LEVEL        debug, info (default), warn or error
+//	AUTOHEAL_CONFIG           YAML config file; its routing: section routes alerts (see alerts.Routing)
+//	AUTOHEAL_ALERT_CHANNEL    channel id (C…) for every alert when the config has no routing: section
+//	AUTOHEAL_WEBHOOK_TOKEN    bearer token Alertmanager sends (16+ characters); the webhook is off without a credential
+//	AUTOHEAL_WEBHOOK_BASIC_USER, AUTOHEAL_WEBHOOK_BASIC_PASSWORD
+//	                          HTTP basic auth accepted as well
+//	AUTOHEAL_WEBHOOK_MAX_BODY largest webhook body in bytes (default 1048576; 413 above)
+//	AUTOHEAL_VISIBILITY_TIMEOUT  a job whose replica stopped showing life for this long is taken over (default 1m)
+//	AUTOHEAL_MAX_ATTEMPTS     deliveries of a job before it is dead-lettered (default 3)
+//	AUTOHEAL_QUEUE_MAX_LEN    jobs waiting or running before the webhook answers 503 (default 10000)
 //	GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE
 //	                          open pull requests as a GitHub App instead of GITHUB_TOKEN
 //	OPENAI_API_KEY …          the LLM planner (see investigate/llm); deterministic without
@@ -59,6 +71,18 @@ type serveEnv struct {
 	HTTPAddr                        string
 	LogLevel                        slog.Level
 	GitHubApp                       *remediate.AppCredentials
+	// ConfigPath is AUTOHEAL_CONFIG; Routing its routing section (or
+	// AUTOHEAL_ALERT_CHANNEL's default routing; nil: no alerts).
+	ConfigPath string
+	Routing    *alerts.Routing
+	// Webhook credentials; OpenWebhook accepts requests without any (the
+	// local demo only).
+	WebhookToken, WebhookBasicUser, WebhookBasicPassword string
+	OpenWebhook                                          bool
+	WebhookMaxBody                                       int64
+	VisibilityTimeout                                    time.Duration
+	MaxAttempts                                          int
+	QueueMaxLen                                          int64
 	// Settings are the environment fallbacks of the session settings.
 	Settings map[string]string
 }
@@ -142,6 +166,36 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		}
 		return d
 	}
+	e.WebhookToken = get("AUTOHEAL_WEBHOOK_TOKEN")
+	e.WebhookBasicUser, e.WebhookBasicPassword = get("AUTOHEAL_WEBHOOK_BASIC_USER"), get("AUTOHEAL_WEBHOOK_BASIC_PASSWORD")
+	if e.WebhookToken != "" && len(e.WebhookToken) < 16 {
+		errs = append(errs, errors.New("AUTOHEAL_WEBHOOK_TOKEN must be at least 16 characters (openssl rand -hex 32)"))
+	}
+	if (e.WebhookBasicUser == "") != (e.WebhookBasicPassword == "") {
+		errs = append(errs, errors.New("AUTOHEAL_WEBHOOK_BASIC_USER and AUTOHEAL_WEBHOOK_BASIC_PASSWORD go together"))
+	}
+	e.WebhookMaxBody = int64(intVar("AUTOHEAL_WEBHOOK_MAX_BODY", alerts.DefaultMaxBodyBytes, 4<<10, 64<<20))
+	e.VisibilityTimeout = durVar("AUTOHEAL_VISIBILITY_TIMEOUT", time.Minute)
+	e.MaxAttempts = intVar("AUTOHEAL_MAX_ATTEMPTS", 3, 1, 20)
+	e.QueueMaxLen = int64(intVar("AUTOHEAL_QUEUE_MAX_LEN", 10000, 10, 10_000_000))
+	if e.ConfigPath = get(alerts.ConfigEnv); e.ConfigPath != "" {
+		cfg, err := alerts.LoadConfig(e.ConfigPath)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", alerts.ConfigEnv, err))
+		} else {
+			e.Routing = cfg.Routing
+		}
+	}
+	if ch := get("AUTOHEAL_ALERT_CHANNEL"); ch != "" {
+		switch {
+		case e.Routing != nil:
+			errs = append(errs, errors.New("AUTOHEAL_ALERT_CHANNEL: the config file's routing section already names the channels; set one or the other"))
+		case !alertChannelRE.MatchString(ch):
+			errs = append(errs, errors.New("AUTOHEAL_ALERT_CHANNEL must be a Slack channel id (C… or G…)"))
+		default:
+			e.Routing = alerts.DefaultRouting(ch)
+		}
+	}
 	e.Concurrency = intVar("AUTOHEAL_CONCURRENCY", 4, 1, 256)
 	e.EventWorkers = intVar("AUTOHEAL_EVENT_WORKERS", 16, 1, 1024)
 	e.Deadline = durVar("AUTOHEAL_DEADLINE", 60*time.Second)
@@ -198,9 +252,20 @@ func loadGitHubApp(id, inst, keyFile string) (*remediate.AppCredentials, error) 
 	return &remediate.AppCredentials{AppID: appID, InstallationID: instID, PrivateKeyPEM: pem}, nil
 }
 
+var alertChannelRE = regexp.MustCompile(`^[CG][A-Z0-9]{2,24}$`)
+
+// webhookCredentials reports whether the webhook has a credential.
+func (e serveEnv) webhookCredentials() bool { return e.WebhookToken != "" || e.WebhookBasicUser != "" }
+
 // registerSecrets hands every secret of the environment to the redactor.
 func (e serveEnv) registerSecrets() {
 	redact.Register(e.AppToken, e.BotToken)
+	if e.WebhookToken != "" {
+		redact.Register(e.WebhookToken)
+	}
+	if e.WebhookBasicPassword != "" {
+		redact.Register(e.WebhookBasicPassword)
+	}
 	for k, v := range e.Settings {
 		if config.IsSecret(k) {
 			redact.Register(v)
@@ -222,11 +287,14 @@ type botDeps struct {
 }
 
 type wiredBot struct {
-	Bot    *bot.Bot
-	Store  *sessions.Store
-	Queue  *sessions.Queue
-	Server *bot.Server
-	Slack  *slack.Client
+	Bot     *bot.Bot
+	Store   *sessions.Store
+	Queue   *sessions.Queue
+	Server  *bot.Server
+	Slack   *slack.Client
+	Metrics *metrics.Registry
+	// Webhook is nil when alerts are off (no routing or no credential).
+	Webhook *alerts.Webhook
 }
 
 // wireBot builds the bot, its sessions, its queue, its remediator and its
@@ -239,13 +307,24 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
+	dedupe := alerts.DefaultDedupeWindow
+	if e.Routing != nil {
+		dedupe = e.Routing.DedupeWindow
+	}
 	queue, err := sessions.NewQueue(d.Redis, sessions.QueueOptions{
 		// The hash tag keeps the queue's keys in one slot on Redis Cluster.
-		Stream:       "{" + e.RedisPrefix + "}:jobs",
-		Concurrency:  e.Concurrency,
-		JobTimeout:   e.Deadline + 5*time.Minute,
-		DrainTimeout: e.DrainTimeout,
-		Logger:       log,
+		Stream:            "{" + e.RedisPrefix + "}:jobs",
+		Concurrency:       e.Concurrency,
+		JobTimeout:        e.Deadline + 5*time.Minute,
+		DrainTimeout:      e.DrainTimeout,
+		VisibilityTimeout: e.VisibilityTimeout,
+		MaxAttempts:       e.MaxAttempts,
+		MaxLen:            e.QueueMaxLen,
+		// Identical alert notifications (retries, HA peers, other
+		// replicas) within this window are queued once.
+		DedupeWindow:        dedupe,
+		ConsumerIdleTimeout: max(time.Hour, 3*(e.VisibilityTimeout+time.Second)),
+		Logger:              log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
@@ -260,10 +339,11 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	}
 	client := slack.New(e.BotToken, opts...)
 
+	reg := metrics.New(metrics.Options{Queue: queue, Logger: log})
 	bo := bot.Options{
 		Slack: client, Store: store, Queue: queue, Env: e.Settings,
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
-		Now: d.Now, Logger: log,
+		Now: d.Now, Logger: log, Metrics: reg,
 	}
 	if d.Planner != nil {
 		bo.Investigator, bo.PlannerName = d.Planner, "LLM ("+d.Planner.Model()+")"
@@ -286,14 +366,31 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pull requests: %w", err)
 		}
-		bo.Remediator, bo.Approvers = bot.RemediatorFromService(svc), svc
+		bo.Remediator, bo.Approvers, bo.Refirer = bot.RemediatorFromService(svc), svc, bot.RefirerFromService(svc)
 	}
 	b, err := bot.New(bo)
 	if err != nil {
 		return nil, err
 	}
 	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
-	return &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client}, nil
+	srv.Handle("GET /metrics", reg.Handler())
+	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg}
+	if e.Routing != nil && (e.webhookCredentials() || e.OpenWebhook) {
+		w.Webhook, err = alerts.NewWebhook(alerts.WebhookOptions{
+			Token: e.WebhookToken, BasicUser: e.WebhookBasicUser, BasicPassword: e.WebhookBasicPassword,
+			AllowUnauthenticated: e.OpenWebhook && !e.webhookCredentials(),
+			MaxBodyBytes:         e.WebhookMaxBody,
+			Routing:              e.Routing,
+			Queue:                queue,
+			Metrics:              reg,
+			Logger:               log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		srv.Handle(alerts.Path, w.Webhook)
+	}
+	return w, nil
 }
 
 // runServe is `bot serve`: the production entry point.
@@ -336,9 +433,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for k := range env.Settings {
 		settings = append(settings, k)
 	}
+	switch {
+	case w.Webhook != nil:
+		log.Info("alertmanager webhook enabled", "path", alerts.Path, "bearer", env.WebhookToken != "", "basic", env.WebhookBasicUser != "",
+			"routes", len(env.Routing.Routes), "default_channel", env.Routing.DefaultChannel, "cooldown", env.Routing.Cooldown, "dedupe_window", env.Routing.DedupeWindow)
+	case env.Routing != nil:
+		log.Warn("alertmanager webhook disabled: set AUTOHEAL_WEBHOOK_TOKEN (or basic auth) to accept alerts")
+	case env.webhookCredentials():
+		log.Warn("alertmanager webhook disabled: no routing (set AUTOHEAL_CONFIG with a routing: section, or AUTOHEAL_ALERT_CHANNEL)")
+	}
 	log.Info("autoheal serve starting", "redis", rdb.Options().Addr, "prefix", env.RedisPrefix,
 		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,
-		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings)
+		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings,
+		"visibility_timeout", env.VisibilityTimeout, "max_attempts", env.MaxAttempts)
 	return serveUntilDone(ctx, w, log, env.DrainTimeout)
 }
 
