@@ -120,7 +120,7 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 			prefer = append(prefer, v)
 		}
 	}
-	prefer = append(prefer, Words(issue.Text)...)
+	prefer = dedupe(append(prefer, Words(issue.Text)...))
 	if e.has("traces_search_errors") {
 		calls = append(calls, ToolCall{Tool: "traces_search_errors", Args: map[string]any{
 			"prefer": prefer, "start": rfc(issue.Start), "end": rfc(issue.End)}})
@@ -858,4 +858,16 @@ func (c *candidate) probeMismatch() bool {
 		}
 	}
 	return false
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	out := xs[:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
