@@ -449,12 +449,11 @@ func (p *parser) session(n *yaml.Node, path string) map[string]string {
 		if !ok {
 			continue
 		}
-		checked, err := config.Check(key.Name, val)
-		if err != nil {
+		if _, err := config.Check(key.Name, val); err != nil {
 			p.errf(v, sub, "%v", err)
 			continue
 		}
-		out[key.Name] = checked
+		out[key.Name] = val
 	}
 	return out
 }
@@ -465,7 +464,7 @@ func (p *parser) routing(n *yaml.Node) *Routing {
 	p.fields(n, "routing", map[string]func(*yaml.Node, string){
 		"default_channel":  func(v *yaml.Node, path string) { defaultLine = v; p.channel(v, path, &r.DefaultChannel) },
 		"cooldown":         func(v *yaml.Node, path string) { p.duration(v, path, &r.Cooldown, true) },
-		"dedupe_window":    func(v *yaml.Node, path string) { p.duration(v, path, &r.DedupeWindow, true) },
+		"dedupe_window":    func(v *yaml.Node, path string) { p.duration(v, path, &r.DedupeWindow, false) },
 		"issue_key_labels": func(v *yaml.Node, path string) { p.labels(v, path, &r.IssueKeyLabels) },
 		"required_labels":  func(v *yaml.Node, path string) { p.labels(v, path, &r.RequiredLabels) },
 		"investigate":      func(v *yaml.Node, path string) { r.Investigate = *p.policy(v, path) },

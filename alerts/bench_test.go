@@ -1,0 +1,166 @@
+package alerts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/alertmanager/template"
+
+	"github.com/autoheal/autoheal/sessions"
+)
+
+// durations records the webhook's own request-to-enqueued times.
+type durations struct {
+	recMetrics
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (m *durations) WebhookEnqueued(d time.Duration) {
+	m.mu.Lock()
+	m.d = append(m.d, d)
+	m.mu.Unlock()
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(p*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// procStatusKB reads a field (VmRSS, VmHWM) of /proc/self/status in KiB.
+func procStatusKB(field string) float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			v, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// BenchmarkWebhookEnqueue500PerSecond sends b.N Alertmanager notifications
+// of one alert each, open-loop at 500 per second (a request leaves at its
+// scheduled time whether or not earlier ones were answered), to the webhook
+// over HTTP with a real Redis queue behind it. The alerts spread over 60
+// incidents with re-fires and 10% exact duplicates. It reports the
+// client-observed latency (request sent to 200 received: the alert is on
+// the queue), the webhook's own arrival-to-enqueued time, and the memory of
+// this process (which also runs the load generator).
+//
+//	go test -run '^$' -bench WebhookEnqueue -benchtime 5000x ./alerts
+func BenchmarkWebhookEnqueue500PerSecond(b *testing.B) {
+	const rate = 500
+	rdb := newRedis(b)
+	q := newQueue(b, rdb, func(o *sessions.QueueOptions) { o.MaxLen = 10_000_000; o.DedupeWindow = 10 * time.Minute })
+	m := &durations{recMetrics: *newRecMetrics()}
+	h, err := NewWebhook(WebhookOptions{Token: testToken, Routing: DefaultRouting("C0INCIDENTS"), Queue: q, Metrics: m, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}, Timeout: 10 * time.Second}
+
+	bodies := make([][]byte, 0, 1024)
+	for i := 0; i < cap(bodies); i++ {
+		svc := fmt.Sprintf("svc-%02d", i%60)
+		start := t0.Add(time.Duration(i/60) * time.Minute) // each round is a re-fire of the 60 incidents
+		if i%10 == 9 {
+			start = t0.Add(time.Duration((i-1)/60) * time.Minute) // an exact duplicate of an earlier one
+			svc = fmt.Sprintf("svc-%02d", (i-1)%60)
+		}
+		a := testAlert("HighErrorRate", "shop", svc, StatusFiring, start)
+		a.Labels["pod"] = svc + "-7d4b9c8f6d-x2x9z"
+		bodies = append(bodies, webhookBody(b, []template.Alert{a}...))
+	}
+
+	var peakHeap uint64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peakHeap = max(peakHeap, ms.HeapInuse)
+			select {
+			case <-stopSampling:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+
+	lat := make([]time.Duration, b.N)
+	var failures int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	interval := time.Second / rate
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL+Path, bytes.NewReader(bodies[i%len(bodies)]))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			sent := time.Now()
+			resp, err := client.Do(req)
+			lat[i] = time.Since(sent)
+			if err == nil {
+				resp.Body.Close()
+			}
+			if err != nil || resp.StatusCode != http.StatusOK {
+				mu.Lock()
+				failures++
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(stopSampling)
+	<-sampled
+	if failures > 0 {
+		b.Fatalf("%d of %d requests failed", failures, b.N)
+	}
+	b.ReportMetric(float64(percentile(lat, 0.50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentile(lat, 1).Microseconds())/1000, "max-ms")
+	m.mu.Lock()
+	b.ReportMetric(float64(percentile(m.d, 0.99).Microseconds())/1000, "server-p99-ms")
+	m.mu.Unlock()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "alerts/s")
+	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(procStatusKB("VmHWM")/1024, "peak-rss-MB")
+}
