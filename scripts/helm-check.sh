@@ -16,6 +16,11 @@
 #      lints and renders every ci/ file, and its output must be
 #      byte-identical to step 2's.
 #
+#   5. the Dockerfile is linted (dockerfile-utils from npm, when npx exists);
+#      with --image, the Dockerfile's own `go build` line is run and the
+#      binary must be static (CGO_ENABLED=0, -trimpath) and start with an
+#      empty environment. Docker itself is not needed.
+#
 # Needs only Go; modules come from the Go module proxy (GOPROXY). Tools are
 # cached in $AUTOHEAL_TOOLS_CACHE (default ~/.cache/autoheal-tools).
 # Exit status 0 when everything passed; the last line is "N passed, N failed".
@@ -27,6 +32,10 @@ CHART=deploy/helm/autoheal
 VALIDATE=deploy/helm/validate
 KUBE_VERSION="${KUBE_VERSION:-1.31.0}"
 HELM_VERSION=v3.22.0
+DOCKERFILE_UTILS_VERSION=0.16.3
+IMAGE=0
+HAVE_FILE="$(command -v file || true)"
+[ "${1:-}" = --image ] && IMAGE=1
 CACHE="${AUTOHEAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/autoheal-tools}"
 HELMCHECK="$CACHE/bin/helmcheck"
 HELM_BIN="$CACHE/helm-$HELM_VERSION/helm"
@@ -91,9 +100,40 @@ if [ -x "$HELM_BIN" ]; then
       ko "helm template $f differs from helmcheck's render"; diff "$OUT/$name.helm.yaml" "$OUT/$name.yaml" | head -20 >&2
     fi
   done
-  "$HELMCHECK" validate -namespace autoheal "$OUT"/*.helm.yaml && ok || ko "validation of helm's output"
+  if "$HELMCHECK" validate -namespace autoheal "$OUT"/*.helm.yaml; then ok; else ko "validation of helm's output"; fi
 else
   step "helm CLI: skipped (HELM_CLI=1 builds helm $HELM_VERSION into $CACHE)"
+fi
+
+if command -v npx >/dev/null 2>&1 && [ "${DOCKERFILE_LINT:-1}" != 0 ]; then
+  step "Dockerfile lint (dockerfile-utils $DOCKERFILE_UTILS_VERSION from npm)"
+  if npx --yes --quiet "dockerfile-utils@$DOCKERFILE_UTILS_VERSION" lint Dockerfile; then
+    echo "ok   Dockerfile"; ok
+  else
+    ko "Dockerfile lint"
+  fi
+else
+  step "Dockerfile lint: skipped (no npx, or DOCKERFILE_LINT=0)"
+fi
+
+if [ "$IMAGE" = 1 ]; then
+  step "the image's binary: the Dockerfile's go build, static and runnable without an environment"
+  # The build line exactly as the Dockerfile has it, writing to $OUT/bot.
+  build="$(grep -o 'go build -trimpath .* ./cmd/bot' Dockerfile)"
+  build="${build/-o \/out\/bot/-o $OUT/bot}"
+  build="${build//\$\{VERSION\}/helm-check}"
+  echo "$build"
+  if env CGO_ENABLED=0 GOOS=linux bash -c "$build"; then
+    info="$(go version -m "$OUT/bot")"
+    if grep -q 'CGO_ENABLED=0' <<<"$info" && grep -q -- '-trimpath=true' <<<"$info"; then
+      echo "ok   static binary (CGO_ENABLED=0, -trimpath)${HAVE_FILE:+: $(file -b "$OUT/bot" | cut -d, -f1-4)}"; ok
+    else
+      ko "the binary is not built like the image's: $info"
+    fi
+    if env -i "$OUT/bot" help >/dev/null 2>&1; then echo "ok   the binary starts with an empty environment"; ok; else ko "the binary does not start without an environment"; fi
+  else
+    ko "go build with the Dockerfile's flags"
+  fi
 fi
 
 step "done"
