@@ -1,11 +1,11 @@
 # AutoHeal — see README.md.
 GO        ?= go
-SCENARIO  ?= ../shared/scenarios/examples/checkout-fails-payment-typeerror
-EXAMPLES  ?= ../shared/scenarios/examples
-CORPUS    ?= testdata/scenarios
+SCENARIO  ?= testdata/examples/checkout-fails-payment-typeerror
+EXAMPLES  ?= testdata/examples
+CORPUS    ?= testdata/scenarios testdata/holdout
 BIN       := bin/bot
 
-.PHONY: all build test test-short vet bench demo eval fuzz clean
+.PHONY: all build test test-short vet bench demo eval fuzz clean helm-check image-check
 
 all: build
 
@@ -29,6 +29,14 @@ demo: build
 
 eval: build
 	./$(BIN) eval $(EXAMPLES) $(CORPUS)
+
+# Chart lint, render and validation against the Kubernetes API types (offline).
+helm-check:
+	./scripts/helm-check.sh
+
+# Also the Dockerfile's build line: a static binary.
+image-check:
+	./scripts/helm-check.sh --image
 
 clean:
 	rm -rf bin

@@ -19,6 +19,9 @@ import (
 	"syscall"
 )
 
+// version is set at build time (-ldflags "-X main.version=...").
+var version = "dev"
+
 type command struct {
 	name    string
 	summary string
