@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/slack-go/slack"
 
 	"github.com/autoheal/autoheal/alerts"
@@ -328,7 +329,7 @@ func (b *Bot) refireReply(ctx context.Context, j alerts.Job, inc sessions.Incide
 	if rec.Investigate && j.Investigate {
 		s += " The cooldown has passed: investigating again."
 	} else if j.Investigate {
-		s += " No new investigation within the cooldown (" + render.FormatDuration(j.Cooldown) + "); use Re-investigate to run one now."
+		s += " No new investigation within the cooldown (" + model.Duration(j.Cooldown).String() + "); use Re-investigate to run one now."
 	}
 	if _, err := b.post(ctx, inc.Channel, inc.RootTS, text(s), "alert re-fire"); err != nil {
 		log.Warn("re-fire reply not posted", "err", err)
