@@ -75,7 +75,7 @@ mcp_servers: []
 		"SLACK_APP_TOKEN": sim.AppToken(), "SLACK_BOT_TOKEN": sim.BotToken(), "SLACK_API_URL": sim.APIURL(),
 		"REDIS_URL": url, "AUTOHEAL_REDIS_PREFIX": prefix, "AUTOHEAL_HTTP_ADDR": "127.0.0.1:0",
 		"AUTOHEAL_ENCRYPTION_KEY": hex.EncodeToString(bytes.Repeat([]byte{5}, 32)),
-		"AUTOHEAL_CONFIG": cfgPath, "AUTOHEAL_WEBHOOK_TOKEN": replicaToken,
+		"AUTOHEAL_CONFIG":         cfgPath, "AUTOHEAL_WEBHOOK_TOKEN": replicaToken,
 		"AUTOHEAL_VISIBILITY_TIMEOUT": "3s", "AUTOHEAL_CONCURRENCY": "4", "AUTOHEAL_DRAIN_TIMEOUT": "10s",
 		"AUTOHEAL_LOG_LEVEL": cmp.Or(os.Getenv("AUTOHEAL_REPLICA_TEST_LOG"), "info"), "OPENAI_API_KEY": "",
 	}
