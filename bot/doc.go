@@ -20,8 +20,17 @@
 // and Re-investigate. A job with no evidence backend configured is parked
 // (sessions.Park) and resumes when a setting arrives.
 //
-// Alerts enqueue the same job (NewInvestigationJob) with the thread the
-// alert opened, and run through the same worker.
+// Alerts: the Alertmanager webhook (package alerts) queues one job per
+// incident (issue key) of a notification and answers once they are queued.
+// The worker handles it (alertjob.go): sessions.OpenOrFire counts the fire
+// once per queue entry and decides, across replicas, who posts the root
+// message in the route's channel and whether the cooldown allows a new
+// investigation; the root is kept up to date ("fired again (n times)",
+// resolved and how long it lasted) under a per-incident lock; a granted
+// investigation runs in the thread through the same path as a mention's,
+// with a job id derived from the incident, so a job reclaimed from a dead
+// replica reuses its progress message and posts one result. A re-fire's
+// investigation converges an open pull request (Refirer).
 //
 // Nothing here talks to a backend directly: capabilities come from
 // investigate/capset, pull requests from a Remediator.

@@ -208,3 +208,23 @@ func TestAlertmanagerEndToEnd(t *testing.T) {
 	defer scancel()
 	require.NoError(t, c.procs[0].stop(sctx))
 }
+
+// The example receiver configuration shipped in alerts/ is valid for
+// Alertmanager (amtool check-config) and points at the webhook's path.
+func TestExampleAlertmanagerConfig(t *testing.T) {
+	bin := alertmanagerBinary(t)
+	amtool := filepath.Join(filepath.Dir(bin), "amtool")
+	if _, err := os.Stat(amtool); err != nil {
+		p, lerr := exec.LookPath("amtool")
+		require.NoError(t, lerr, "amtool (shipped with prometheus-alertmanager) is needed to check the example")
+		amtool = p
+	}
+	example := filepath.Join("..", "..", "alerts", "example-alertmanager.yaml")
+	out, err := exec.Command(amtool, "check-config", example).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "SUCCESS")
+	raw, err := os.ReadFile(example)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), alerts.Path)
+	assert.Contains(t, string(raw), "send_resolved: true")
+}

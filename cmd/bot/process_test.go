@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/autoheal/autoheal/sessions"
 )
 
 // execBotEnv makes the test binary run `bot` instead of the tests, so the
@@ -42,7 +47,7 @@ func (p *botProc) pid() int { return p.cmd.Process.Pid }
 
 // startBotProc runs `bot serve` with env (and nothing else of the test's
 // environment but PATH and HOME), and waits until its HTTP server listens.
-func startBotProc(t *testing.T, name string, env map[string]string) *botProc {
+func startBotProc(t testing.TB, name string, env map[string]string) *botProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "serve")
 	cmd.Env = []string{execBotEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
@@ -96,6 +101,44 @@ func startBotProc(t *testing.T, name string, env map[string]string) *botProc {
 		t.Fatalf("%s did not start listening\n%s", name, p.logs.String())
 	}
 	return p
+}
+
+// redisForTest connects to the test Redis (failing, never skipping, when it
+// is unreachable) and returns "url|prefix" with a prefix whose keys are
+// deleted after the test.
+func redisForTest(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	url := os.Getenv("REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	rdb, err := sessions.Connect(context.Background(), url)
+	require.NoError(t, err, "these tests need a real Redis (REDIS_URL or 127.0.0.1:6379)")
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "autoheal-proc-test-" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for _, pattern := range []string{prefix + ":*", "{" + prefix + "}:*"} {
+			iter := rdb.Scan(ctx, 0, pattern, 500).Iterator()
+			var keys []string
+			for iter.Next(ctx) {
+				keys = append(keys, iter.Val())
+			}
+			if len(keys) > 0 {
+				_ = rdb.Del(ctx, keys...).Err()
+			}
+		}
+		_ = rdb.Close()
+	})
+	return rdb, url + "|" + prefix
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
 }
 
 func tail(s string, n int) string {

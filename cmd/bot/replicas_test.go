@@ -48,7 +48,7 @@ type replicaCluster struct {
 	backend *harness.Backends
 }
 
-func newReplicaCluster(t *testing.T, scen string, latency time.Duration, extraEnv map[string]string) *replicaCluster {
+func newReplicaCluster(t testing.TB, scen string, latency time.Duration, extraEnv map[string]string) *replicaCluster {
 	t.Helper()
 	sim := slacksim.New(slacksim.Options{Channels: []slacksim.Channel{{ID: replicaChannel, Name: "incidents"}}})
 	require.NoError(t, sim.Start())
@@ -59,7 +59,7 @@ func newReplicaCluster(t *testing.T, scen string, latency time.Duration, extraEn
 	require.NoError(t, err)
 	t.Cleanup(backends.Close)
 
-	rdb, both := testRedis(t)
+	rdb, both := redisForTest(t)
 	url, prefix, _ := strings.Cut(both, "|")
 	store, err := sessions.New(rdb, sessions.Options{Prefix: prefix})
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ mcp_servers: []
 	return &replicaCluster{sim: sim, rdb: rdb, prefix: prefix, store: store, env: env, stream: "{" + prefix + "}:jobs", scen: s, backend: backends}
 }
 
-func (c *replicaCluster) start(t *testing.T, n int) {
+func (c *replicaCluster) start(t testing.TB, n int) {
 	t.Helper()
 	for i := 0; i < n; i++ {
 		c.procs = append(c.procs, startBotProc(t, fmt.Sprintf("replica-%d", i), c.env))
@@ -143,7 +143,7 @@ func (c *replicaCluster) deliver(ctx context.Context, i int, body []byte) (int, 
 }
 
 // notification is one incident's alert firing (re-fires differ by start).
-func notification(t *testing.T, base template.Alert, name string, fire int) []byte {
+func notification(t testing.TB, base template.Alert, name string, fire int) []byte {
 	t.Helper()
 	a := base
 	a.Labels = template.KV{}
@@ -355,7 +355,7 @@ func logsOf(ps []*botProc) []string {
 }
 
 // waitFor polls cond until it holds (a deadlock guard, not a timing assertion).
-func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
+func waitFor(t testing.TB, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
 	for !cond() {
 		select {
@@ -367,7 +367,7 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {
 }
 
 // queue is a handle on the replicas' queue (for its depth).
-func (c *replicaCluster) queue(t *testing.T) *sessions.Queue {
+func (c *replicaCluster) queue(t testing.TB) *sessions.Queue {
 	q, err := sessions.NewQueue(c.rdb, sessions.QueueOptions{Stream: c.stream})
 	require.NoError(t, err)
 	return q

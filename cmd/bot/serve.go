@@ -54,6 +54,7 @@ import (
 //	AUTOHEAL_VISIBILITY_TIMEOUT  a job whose replica stopped showing life for this long is taken over (default 1m)
 //	AUTOHEAL_MAX_ATTEMPTS     deliveries of a job before it is dead-lettered (default 3)
 //	AUTOHEAL_QUEUE_MAX_LEN    jobs waiting or running before the webhook answers 503 (default 10000)
+//	AUTOHEAL_WORKER           "false": this replica answers Slack and webhooks but runs no investigations
 //	GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE
 //	                          open pull requests as a GitHub App instead of GITHUB_TOKEN
 //	OPENAI_API_KEY …          the LLM planner (see investigate/llm); deterministic without
@@ -83,6 +84,8 @@ type serveEnv struct {
 	VisibilityTimeout                                    time.Duration
 	MaxAttempts                                          int
 	QueueMaxLen                                          int64
+	// NoWorker leaves the queue to other replicas (AUTOHEAL_WORKER=false).
+	NoWorker bool
 	// Settings are the environment fallbacks of the session settings.
 	Settings map[string]string
 }
@@ -178,6 +181,13 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	e.VisibilityTimeout = durVar("AUTOHEAL_VISIBILITY_TIMEOUT", time.Minute)
 	e.MaxAttempts = intVar("AUTOHEAL_MAX_ATTEMPTS", 3, 1, 20)
 	e.QueueMaxLen = int64(intVar("AUTOHEAL_QUEUE_MAX_LEN", 10000, 10, 10_000_000))
+	if v := get("AUTOHEAL_WORKER"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, errors.New("AUTOHEAL_WORKER must be true or false"))
+		}
+		e.NoWorker = !on
+	}
 	if e.ConfigPath = get(alerts.ConfigEnv); e.ConfigPath != "" {
 		cfg, err := alerts.LoadConfig(e.ConfigPath)
 		if err != nil {
@@ -343,7 +353,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	bo := bot.Options{
 		Slack: client, Store: store, Queue: queue, Env: e.Settings,
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
-		Now: d.Now, Logger: log, Metrics: reg,
+		Now: d.Now, Logger: log, Metrics: reg, NoWorker: e.NoWorker,
 	}
 	if d.Planner != nil {
 		bo.Investigator, bo.PlannerName = d.Planner, "LLM ("+d.Planner.Model()+")"
@@ -398,7 +408,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bot serve [--no-llm]\n\nRuns the Slack bot (Socket Mode) and the queue worker; configured from the environment (see the README).")
+		fmt.Fprintln(stderr, "usage: bot serve [--no-llm]\n\nRuns the Slack bot (Socket Mode), the Alertmanager webhook, /metrics and the queue worker; configured from the environment (see the README).")
 		fs.PrintDefaults()
 	}
 	lf := addLLMFlags(fs, false)
@@ -445,7 +455,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("autoheal serve starting", "redis", rdb.Options().Addr, "prefix", env.RedisPrefix,
 		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,
 		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings,
-		"visibility_timeout", env.VisibilityTimeout, "max_attempts", env.MaxAttempts)
+		"visibility_timeout", env.VisibilityTimeout, "max_attempts", env.MaxAttempts, "worker", !env.NoWorker)
 	return serveUntilDone(ctx, w, log, env.DrainTimeout)
 }
 

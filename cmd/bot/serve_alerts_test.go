@@ -66,6 +66,12 @@ func TestLoadServeEnvWebhookAndRouting(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.NotContains(t, err.Error(), secret)
+	e, err = loadServeEnv(envFrom(with("AUTOHEAL_WORKER", "false")))
+	require.NoError(t, err)
+	assert.True(t, e.NoWorker)
+	assert.Nil(t, e.Routing, "no routing: alerts are off")
+	_, err = loadServeEnv(envFrom(with("AUTOHEAL_WORKER", "sometimes")))
+	assert.ErrorContains(t, err, "AUTOHEAL_WORKER must be true or false")
 	_, err = loadServeEnv(envFrom(with("AUTOHEAL_ALERT_CHANNEL", "#incidents")))
 	assert.ErrorContains(t, err, "AUTOHEAL_ALERT_CHANNEL must be a Slack channel id")
 	_, err = loadServeEnv(envFrom(with("AUTOHEAL_ALERT_CHANNEL", "C0X1", "AUTOHEAL_CONFIG", cfg)))

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/alertmanager/template"
+
+	"github.com/autoheal/autoheal/alerts"
+)
+
+// rssKB reads VmRSS of a process from /proc in KiB.
+func rssKB(pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			v, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return v
+		}
+	}
+	return 0
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s) == 0 {
+		return 0
+	}
+	return s[min(max(int(p*float64(len(s))+0.5)-1, 0), len(s)-1)]
+}
+
+// BenchmarkServeProcess500AlertsPerSecond runs one real `bot serve`
+// process (webhook, queue workers, Slack simulator, scenario backends) and
+// sends it 2500 notifications per iteration, open-loop at 500 per second,
+// over 60 incidents with re-fires and 10% duplicates. It reports the
+// webhook's latency as seen by the sender (the alert is on the queue when
+// the 200 arrives), the process's peak RSS sampled every 50 ms from
+// /proc/PID/status while it receives and works, and the time its workers
+// take to drain the queue after the last notification.
+//
+//	go test -run '^$' -bench ServeProcess -benchtime 1x ./cmd/bot
+func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
+	const rate, perIteration = 500, 2500
+	c := newReplicaCluster(b, "checkout-fails-payment-typeerror", 0, map[string]string{"AUTOHEAL_CONCURRENCY": cmp.Or(os.Getenv("AUTOHEAL_BENCH_CONCURRENCY"), "4")})
+	c.start(b, 1)
+	p := c.procs[0]
+	base, err := alerts.Decode(c.scen.Trigger.Alert)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := make([][]byte, 0, 600)
+	for i := 0; i < cap(bodies); i++ {
+		k, fire := i%60, i/60
+		if i%10 == 9 {
+			k, fire = (i-1)%60, (i-1)/60 // an exact duplicate
+		}
+		a := base.Alerts[0]
+		a.Labels = template.KV{}
+		for key, v := range base.Alerts[0].Labels {
+			a.Labels[key] = v
+		}
+		a.Labels["alertname"] = fmt.Sprintf("CheckoutErrorRateHigh%02d", k)
+		a.Fingerprint = ""
+		a.StartsAt = base.Alerts[0].StartsAt.Add(time.Duration(fire) * time.Minute)
+		bodies = append(bodies, mustJSON(b, alerts.Message{Data: &template.Data{Receiver: "autoheal", Status: "firing", Alerts: []template.Alert{a}}, Version: "4"}))
+	}
+
+	var peak float64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, rssKB(p.pid()))
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 10 * time.Second}
+	url := "http://" + p.addr + alerts.Path
+	total := b.N * perIteration
+	lat := make([]time.Duration, total)
+	var failures int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < total; i++ {
+		if d := time.Until(start.Add(time.Duration(i) * time.Second / rate)); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(string(bodies[i%len(bodies)])))
+			req.Header.Set("Authorization", "Bearer "+replicaToken)
+			sent := time.Now()
+			resp, err := client.Do(req)
+			lat[i] = time.Since(sent)
+			if err == nil {
+				resp.Body.Close()
+			}
+			if err != nil || resp.StatusCode != http.StatusOK {
+				mu.Lock()
+				failures++
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	sent := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	q := c.queue(b)
+	for {
+		d, err := q.Depth(ctx)
+		if err == nil && d.Stream == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			b.Fatalf("the queue did not drain: %+v %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	drain := time.Since(sent)
+	b.StopTimer()
+	close(stop)
+	<-sampled
+	if failures > 0 {
+		b.Fatalf("%d of %d notifications failed", failures, total)
+	}
+	b.ReportMetric(float64(pct(lat, 0.5).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(pct(lat, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(total)/sent.Sub(start).Seconds(), "alerts/s")
+	b.ReportMetric(peak/1024, "bot-peak-rss-MB")
+	b.ReportMetric(drain.Seconds(), "drain-s")
+	if share, err := histogramShare("http://"+p.addr+"/metrics", "autoheal_webhook_enqueue_seconds", "0.02"); err == nil {
+		b.ReportMetric(100*share, "server-under-20ms-%")
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer scancel()
+	if err := p.stop(sctx); err != nil {
+		b.Errorf("bot serve did not exit cleanly: %v", err)
+	}
+}
+
+// histogramShare returns the share of a histogram's observations at or
+// below the bucket le, from a /metrics page.
+func histogramShare(url, name, le string) (float64, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var below, count float64
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		fields := strings.Fields(line)
+		if len(fields) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(fields[1], 64)
+		switch {
+		case strings.HasPrefix(line, name+`_bucket{le="`+le+`"}`):
+			below = v
+		case strings.HasPrefix(line, name+"_count "):
+			count = v
+		}
+	}
+	if count == 0 {
+		return 0, fmt.Errorf("%s: no observations", name)
+	}
+	return below / count, nil
+}
