@@ -181,7 +181,9 @@ func (ev *evidence) namespaceWide(f Finding, c *candidate) bool {
 // resources accumulate. Declarations (acquireRE only) rank lower.
 var storeRE = regexp.MustCompile(`\w+\[[^\]]+\]\s*=[^=]|\.put\(|\.Store\(|\bappend\(|\.add\(|\.push\(|getConnection\(|\.open\(|\bOpen\(|\.connect\(|\bacquire\(|\bAcquire\(|BeginTx|\.begin\(|\.setdefault\(`)
 
-var acquireRE = regexp.MustCompile(`getConnection\(|\.open\(|\bOpen\(|\.connect\(|\bacquire\(|\bAcquire\(|new \w*(?:Stream|Reader|Writer|Socket|Client)\(|\bmake\(map\[|\bmap\[[^\]]+\][\w*.]+\{|sync\.Map|[Cc]ache\b|\bmemo|ConcurrentHashMap|\.put\(|\.Store\(|\bappend\(|\bdict\(|\blru|Pool\(|\.Get\(\)|BeginTx|\.begin\(`)
+// acquireRE also covers concurrency that can leak: goroutines and threads
+// started per request, channels a timed-out sender blocks on forever.
+var acquireRE = regexp.MustCompile(`\bgo func\(|\bgo \w+(?:\.\w+)*\(|make\(chan\b|new Thread\(|Executors\.|setInterval\(|asyncio\.create_task|threading\.Thread|Task\.Run\(|getConnection\(|\.open\(|\bOpen\(|\.connect\(|\bacquire\(|\bAcquire\(|new \w*(?:Stream|Reader|Writer|Socket|Client)\(|\bmake\(map\[|\bmap\[[^\]]+\][\w*.]+\{|sync\.Map|[Cc]ache\b|\bmemo|ConcurrentHashMap|\.put\(|\.Store\(|\bappend\(|\bdict\(|\blru|Pool\(|\.Get\(\)|BeginTx|\.begin\(`)
 
 // leakChange finds a recent code change in the service that acquires or
 // accumulates resources (a connection without close, an unbounded cache):

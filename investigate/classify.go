@@ -145,3 +145,57 @@ func (c *candidate) hasRole(role string) bool {
 	}
 	return false
 }
+
+// bucketDoubt names the other bucket the evidence does not rule out, ""
+// when the classification is clear. A classification that rests on a
+// judgement call is never worth a HIGH: a wrong HIGH is the worst outcome.
+func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath string, anchoredLine int) string {
+	c := h.c
+	_, exact, changed := ev.deployed(anchoredPath, anchoredLine, ev.onset)
+	_, recs := c.recurringRecords()
+	switch bucket {
+	case BucketCodeBug:
+		if len(recs) > 0 {
+			return "bad data (the failures follow a few records)"
+		}
+		if c.ErrorType == ErrDataValidation && !(changed && exact) {
+			return "bad data (input failing validation)"
+		}
+		if (c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion) && c.infra > 0 {
+			return "infrastructure (a limit or capacity)"
+		}
+		if !(changed && exact) && ev.saysIntermittent() {
+			return "a flake (failures are intermittent and the code did not change)"
+		}
+	case BucketInfrastructure:
+		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
+			if ev.recentCodeChange(c) {
+				return "a leak in the service's recent code change"
+			}
+		}
+		if (c.ErrorType == ErrTimeout || c.ErrorType == ErrNetwork) && ev.intermittent(c) {
+			return "a flake (intermittent failures)"
+		}
+	case BucketBadData:
+		if changed && exact {
+			return "a code bug (the failing line changed just before)"
+		}
+		if _, _, ok := ev.validationChange(c); ok {
+			return "a code bug (the validation changed just before)"
+		}
+	case BucketFlake:
+		if changed {
+			return "a code bug (the failing code changed recently)"
+		}
+		if c.infra > 0 {
+			return "infrastructure"
+		}
+	}
+	return ""
+}
+
+// recentCodeChange reports a change to the service's code (not its
+// configuration) in the 48 hours before the impact.
+func (ev *evidence) recentCodeChange(c *candidate) bool {
+	return len(ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) })) > 0
+}

@@ -360,6 +360,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if h.runnerUp != nil && h.runnerUp.Score > 0.7*c.Score {
 		contested = fmt.Sprintf("%s in %s", h.runnerUp.ErrorType, h.runnerUp.Service)
 	}
+	if doubt := ev.bucketDoubt(h, bucket, anchorPath, anchorLine); doubt != "" {
+		contested = joinNonEmpty("; ", contested, doubt)
+	}
 	in := GovernorInput{
 		ErrorTypeKnown: c.ErrorType != ErrUnknown && c.ErrorType != "",
 		FileAnchored:   rc.File != "" && rc.Line > 0,

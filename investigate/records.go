@@ -23,8 +23,8 @@ const (
 
 var (
 	kvPairRE    = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
-	wordIDRE    = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|listing|device)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
-	idKeyRE     = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|batch|file|row|offset|shipment|subscription|store|listing|device|message)([_.-]|$)|Id$|ID$`)
+	wordIDRE    = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|supplier|provider|client|listing|device|member|document|feed|site|shop|carrier|campaign)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
+	idKeyRE     = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|supplier|provider|member|batch|file|row|offset|shipment|subscription|store|listing|device|message|feed|site|campaign)([_.-]|$)|Id$|ID$`)
 	notIDKeys   = map[string]bool{"level": true, "lvl": true, "status": true, "method": true, "path": true, "url": true, "route": true, "trace_id": true, "traceid": true, "span_id": true, "spanid": true, "trace_flags": true, "pid": true, "thread": true, "host": true, "hostname": true, "pod": true, "service": true, "logger": true, "time": true, "timestamp": true, "ts": true, "msg": true, "message": true, "caller": true, "env": true, "version": true, "code": false}
 	tsLikeRE    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}`)
 	hasDigitRE  = regexp.MustCompile(`\d`)
