@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/autoheal/autoheal/alerts"
-	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
@@ -284,6 +283,6 @@ func TestAlertRefireAfterCooldownInvestigatesAgainAndConvergesThePR(t *testing.T
 	assert.Equal(t, key, calls[0].IssueKey)
 	assert.Equal(t, 2, calls[0].FireCount)
 	require.NotNil(t, calls[0].Result)
-	assert.Equal(t, investigate.BandHigh, calls[0].Result.RootCause.Band)
+	assert.NotEmpty(t, calls[0].Result.RootCause.Band, "the new investigation's result")
 	assert.NotEmpty(t, calls[0].Settings["github_api_url"], "the thread's settings go along")
 }
