@@ -40,6 +40,12 @@ import (
 //     request (Refirer).
 //
 // The job is acknowledged only when all of that is done.
+//
+// Two windows are left where a crash cannot be made exact without a
+// transaction spanning systems: dying between OpenOrFire and keeping its
+// decision makes the re-run count that fire twice (it is never lost), and
+// dying between posting the root message and SetRootTS leaves that message
+// orphaned while the re-run posts the one the thread continues in.
 
 // Refirer converges an open pull request when its incident fires again
 // (remediate.Service.Refire through RefirerFromService).

@@ -305,6 +305,9 @@ type wiredBot struct {
 	Metrics *metrics.Registry
 	// Webhook is nil when alerts are off (no routing or no credential).
 	Webhook *alerts.Webhook
+	// AlertQueue is the webhook's handle on Queue's stream (with the
+	// routing's dedupe window).
+	AlertQueue *sessions.Queue
 }
 
 // wireBot builds the bot, its sessions, its queue, its remediator and its
@@ -317,27 +320,32 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
-	dedupe := alerts.DefaultDedupeWindow
-	if e.Routing != nil {
-		dedupe = e.Routing.DedupeWindow
-	}
-	queue, err := sessions.NewQueue(d.Redis, sessions.QueueOptions{
+	qopts := sessions.QueueOptions{
 		// The hash tag keeps the queue's keys in one slot on Redis Cluster.
-		Stream:            "{" + e.RedisPrefix + "}:jobs",
-		Concurrency:       e.Concurrency,
-		JobTimeout:        e.Deadline + 5*time.Minute,
-		DrainTimeout:      e.DrainTimeout,
-		VisibilityTimeout: e.VisibilityTimeout,
-		MaxAttempts:       e.MaxAttempts,
-		MaxLen:            e.QueueMaxLen,
-		// Identical alert notifications (retries, HA peers, other
-		// replicas) within this window are queued once.
-		DedupeWindow:        dedupe,
+		Stream:              "{" + e.RedisPrefix + "}:jobs",
+		Concurrency:         e.Concurrency,
+		JobTimeout:          e.Deadline + 5*time.Minute,
+		DrainTimeout:        e.DrainTimeout,
+		VisibilityTimeout:   e.VisibilityTimeout,
+		MaxAttempts:         e.MaxAttempts,
+		MaxLen:              e.QueueMaxLen,
 		ConsumerIdleTimeout: max(time.Hour, 3*(e.VisibilityTimeout+time.Second)),
 		Logger:              log,
-	})
+	}
+	queue, err := sessions.NewQueue(d.Redis, qopts)
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
+	}
+	// The webhook writes to the same stream through a handle with a dedupe
+	// window: identical notifications (retries, HA peers, several
+	// replicas) within it are queued once. The bot's own handle has none,
+	// so a parked job can be queued again under its id when it resumes.
+	alertQueue := queue
+	if e.Routing != nil {
+		qopts.DedupeWindow = e.Routing.DedupeWindow
+		if alertQueue, err = sessions.NewQueue(d.Redis, qopts); err != nil {
+			return nil, fmt.Errorf("alert queue: %w", err)
+		}
 	}
 	httpClient := d.HTTPClient
 	if httpClient == nil {
@@ -384,14 +392,14 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	}
 	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
 	srv.Handle("GET /metrics", reg.Handler())
-	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg}
+	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg, AlertQueue: alertQueue}
 	if e.Routing != nil && (e.webhookCredentials() || e.OpenWebhook) {
 		w.Webhook, err = alerts.NewWebhook(alerts.WebhookOptions{
 			Token: e.WebhookToken, BasicUser: e.WebhookBasicUser, BasicPassword: e.WebhookBasicPassword,
 			AllowUnauthenticated: e.OpenWebhook && !e.webhookCredentials(),
 			MaxBodyBytes:         e.WebhookMaxBody,
 			Routing:              e.Routing,
-			Queue:                queue,
+			Queue:                alertQueue,
 			Metrics:              reg,
 			Logger:               log,
 		})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/scenario"
+	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
 
@@ -167,3 +169,33 @@ func TestServeWebhookAndMetrics(t *testing.T) {
 	assert.NotContains(t, out, token)
 	assert.NotContains(t, out, "wrong-token-wrong-token-wrong")
 }
+
+// Only the webhook's writes are de-duplicated: a parked mention job is
+// queued again under its own id when its setting arrives, within any
+// dedupe window.
+func TestWireBotDedupesOnlyAlertNotifications(t *testing.T) {
+	rdb, both := redisForTest(t)
+	_, prefix, _ := strings.Cut(both, "|")
+	env := serveEnv{AppToken: "xapp-1", BotToken: "xoxb-1", RedisPrefix: prefix, Concurrency: 1, EventWorkers: 1,
+		Deadline: time.Minute, DrainTimeout: time.Second, HTTPAddr: "127.0.0.1:0", VisibilityTimeout: time.Minute, MaxAttempts: 3, QueueMaxLen: 100,
+		Routing: alerts.DefaultRouting("C0ALERTS"), WebhookToken: "wire-test-token-0123456789", Settings: map[string]string{}}
+	w, err := wireBot(botDeps{Env: env, Redis: rdb, Logger: quietLog()})
+	require.NoError(t, err)
+	require.NotNil(t, w.Webhook)
+	assert.Zero(t, w.Queue.Options().DedupeWindow)
+	assert.Equal(t, alerts.DefaultDedupeWindow, w.AlertQueue.Options().DedupeWindow)
+	assert.Equal(t, w.Queue.Options().Stream, w.AlertQueue.Options().Stream, "one stream")
+	ctx := context.Background()
+	job := sessions.Job{ID: "m-Ev0PARKED", Kind: "investigate"}
+	for i := 0; i < 2; i++ {
+		_, err := w.Queue.Enqueue(ctx, job)
+		require.NoError(t, err, "a resumed job is queued again")
+	}
+	alert := sessions.Job{ID: "al-0123", Kind: alerts.JobKind}
+	_, err = w.AlertQueue.Enqueue(ctx, alert)
+	require.NoError(t, err)
+	_, err = w.AlertQueue.Enqueue(ctx, alert)
+	assert.ErrorIs(t, err, sessions.ErrDuplicateJob)
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
