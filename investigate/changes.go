@@ -54,15 +54,36 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 	return nil
 }
 
+// recentLookback is how far before the impact a change still counts as its
+// likely cause; leakLookback is longer because a leak takes days to exhaust
+// memory or a pool after the deploy that introduced it.
+const (
+	recentLookback = 48 * time.Hour
+	leakLookback   = 7 * 24 * time.Hour
+)
+
+// changedBefore reports whether a change made at t lies within lookback
+// before ref (or a few minutes after: deploys lag merges). Without a
+// reference time every change counts.
+func changedBefore(t, ref time.Time, lookback time.Duration) bool {
+	return ref.IsZero() || (!t.After(ref.Add(5*time.Minute)) && ref.Sub(t) <= lookback)
+}
+
 // recentChangeLines lists the added lines of commits made within 48 hours
-// before the impact started (or a few minutes after: deploys lag merges).
+// before the impact started.
 func (ev *evidence) recentChangeLines(filter func(Finding) bool) []changeLine {
+	return ev.addedLinesBefore(filter, ev.onset, recentLookback)
+}
+
+// addedLinesBefore lists the added lines of the changes filter accepts made
+// within lookback before ref, newest change first.
+func (ev *evidence) addedLinesBefore(filter func(Finding) bool, ref time.Time, lookback time.Duration) []changeLine {
 	var out []changeLine
 	for _, f := range ev.findings {
 		if f.Kind != KindChangeCorrelation || f.File == "" || !filter(f) {
 			continue
 		}
-		if !ev.onset.IsZero() && (f.Time.After(ev.onset.Add(5*time.Minute)) || ev.onset.Sub(f.Time) > 48*time.Hour) {
+		if !changedBefore(f.Time, ref, lookback) {
 			continue
 		}
 		for _, row := range strings.Split(f.Attrs["added"], "\n") {
@@ -189,7 +210,14 @@ var acquireRE = regexp.MustCompile(`\bgo func\(|\bgo \w+(?:\.\w+)*\(|make\(chan\
 // accumulates resources (a connection without close, an unbounded cache):
 // the usual origin of memory or pool exhaustion that is not capacity.
 func (ev *evidence) leakChange(c *candidate) (changeLine, bool) {
-	lines := ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) })
+	// The change precedes the first exhaustion, which can come days after
+	// the deploy; the stated onset may be a counting window ("OOMKilled 2
+	// times in the last 2 days"), so the later of the two is the reference.
+	ref := ev.onset
+	if c.First.After(ref) {
+		ref = c.First
+	}
+	lines := ev.addedLinesBefore(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) }, ref, leakLookback)
 	var best changeLine
 	bestScore := 0
 	for _, l := range lines {
@@ -295,7 +323,7 @@ func (ev *evidence) validationChange(c *candidate) (changeLine, string, bool) {
 		if f.Kind != KindChangeCorrelation || f.File == "" {
 			continue
 		}
-		if !ev.onset.IsZero() && (f.Time.After(ev.onset.Add(5*time.Minute)) || ev.onset.Sub(f.Time) > 48*time.Hour) {
+		if !changedBefore(f.Time, ev.onset, recentLookback) {
 			continue
 		}
 		for _, attr := range []string{"added", "removed"} {
@@ -515,7 +543,7 @@ func (ev *evidence) changeLinesOf(attr string, filter func(Finding) bool) []chan
 		if f.Kind != KindChangeCorrelation || f.File == "" || !filter(f) {
 			continue
 		}
-		if !ev.onset.IsZero() && (f.Time.After(ev.onset.Add(5*time.Minute)) || ev.onset.Sub(f.Time) > 48*time.Hour) {
+		if !changedBefore(f.Time, ev.onset, recentLookback) {
 			continue
 		}
 		for _, row := range strings.Split(f.Attrs["removed"], "\n") {
