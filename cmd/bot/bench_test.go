@@ -19,6 +19,23 @@ import (
 	"github.com/autoheal/autoheal/alerts"
 )
 
+// cpuSeconds is the user+system CPU time a process has used (/proc/PID/stat).
+func cpuSeconds(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which is in parentheses).
+	i := strings.LastIndexByte(string(raw), ')')
+	f := strings.Fields(string(raw)[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100 // USER_HZ
+}
+
 // rssKB reads VmRSS of a process from /proc in KiB.
 func rssKB(pid int) float64 {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
@@ -58,7 +75,12 @@ func pct(ds []time.Duration, p float64) time.Duration {
 func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	const rate, perIteration = 500, 2500
 	c := newReplicaCluster(b, "checkout-fails-payment-typeerror", 0, map[string]string{"AUTOHEAL_CONCURRENCY": cmp.Or(os.Getenv("AUTOHEAL_BENCH_CONCURRENCY"), "4")})
-	c.start(b, 1)
+	if os.Getenv("AUTOHEAL_BENCH_SPLIT") != "" {
+		// A webhook-only replica in front, the investigations in another process.
+		c.start(b, 2, map[string]string{"AUTOHEAL_WORKER": "false"})
+	} else {
+		c.start(b, 1)
+	}
 	p := c.procs[0]
 	base, err := alerts.Decode(c.scen.Trigger.Alert)
 	if err != nil {
@@ -104,6 +126,11 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	var failures int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	cpuBefore := 0.0
+	for _, p := range c.procs {
+		cpuBefore += cpuSeconds(p.pid())
+	}
+	selfBefore := cpuSeconds(os.Getpid())
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < total; i++ {
@@ -145,6 +172,13 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	}
 	drain := time.Since(sent)
 	b.StopTimer()
+	cpuAfter := 0.0
+	for _, p := range c.procs {
+		cpuAfter += cpuSeconds(p.pid())
+	}
+	wall := time.Since(start).Seconds()
+	b.ReportMetric((cpuAfter-cpuBefore)/wall, "bot-cpus")
+	b.ReportMetric((cpuSeconds(os.Getpid())-selfBefore)/wall, "sims+loadgen-cpus")
 	close(stop)
 	<-sampled
 	if failures > 0 {
@@ -160,8 +194,10 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer scancel()
-	if err := p.stop(sctx); err != nil {
-		b.Errorf("bot serve did not exit cleanly: %v", err)
+	for _, p := range c.procs {
+		if err := p.stop(sctx); err != nil {
+			b.Errorf("bot serve did not exit cleanly: %v", err)
+		}
 	}
 }
 

@@ -90,10 +90,20 @@ mcp_servers: []
 	return &replicaCluster{sim: sim, rdb: rdb, prefix: prefix, store: store, env: env, stream: "{" + prefix + "}:jobs", scen: s, backend: backends}
 }
 
-func (c *replicaCluster) start(t testing.TB, n int) {
+func (c *replicaCluster) start(t testing.TB, n int, overrides ...map[string]string) {
 	t.Helper()
 	for i := 0; i < n; i++ {
-		c.procs = append(c.procs, startBotProc(t, fmt.Sprintf("replica-%d", i), c.env))
+		env := c.env
+		if i < len(overrides) {
+			env = map[string]string{}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			for k, v := range overrides[i] {
+				env[k] = v
+			}
+		}
+		c.procs = append(c.procs, startBotProc(t, fmt.Sprintf("replica-%d", i), env))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
