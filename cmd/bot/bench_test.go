@@ -157,6 +157,10 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	}
 	wg.Wait()
 	sent := time.Now()
+	loadCPU := 0.0
+	for _, p := range c.procs {
+		loadCPU += cpuSeconds(p.pid())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	q := c.queue(b)
@@ -178,6 +182,7 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	}
 	wall := time.Since(start).Seconds()
 	b.ReportMetric((cpuAfter-cpuBefore)/wall, "bot-cpus")
+	b.ReportMetric((loadCPU-cpuBefore)/sent.Sub(start).Seconds(), "bot-cpus-under-load")
 	b.ReportMetric((cpuSeconds(os.Getpid())-selfBefore)/wall, "sims+loadgen-cpus")
 	close(stop)
 	<-sampled
