@@ -79,7 +79,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 func scenarioAlerts(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, pattern := range []string{"../../shared/scenarios/examples/*/scenario.yaml", "../testdata/scenarios/*/scenario.yaml"} {
+	for _, pattern := range []string{"../testdata/examples/*/scenario.yaml", "../testdata/scenarios/*/scenario.yaml"} {
 		files, err := filepath.Glob(pattern)
 		require.NoError(t, err)
 		for _, f := range files {

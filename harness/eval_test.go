@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	examplesDir = "../../shared/scenarios/examples"
+	examplesDir = "../testdata/examples"
 	corpusDir   = "../testdata/scenarios"
 	holdoutDir  = "../testdata/holdout"
 )

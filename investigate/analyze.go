@@ -155,7 +155,9 @@ func (ev *evidence) estimateOnset() time.Time {
 		cands = append(cands, f.Time)
 	}
 	if len(cands) == 0 {
-		if t, ok := ParseSince(ev.issue.Text, ev.issue.End); ok {
+		// An alert's "N times in the last 2 days" is a counting window, not
+		// the start of the impact.
+		if t, ok := ParseSince(ev.issue.Text, ev.issue.End); ok && (ev.issue.FiredAt.IsZero() || ev.issue.FiredAt.Sub(t) < 12*time.Hour) {
 			cands = append(cands, t)
 		}
 		if t := ev.issue.alertStart(); !t.IsZero() {
@@ -190,8 +192,8 @@ func infraSignal(f Finding) bool {
 	if f.Attrs["probe_port_mismatch"] == "true" || f.Attrs["role"] == "no_memory_limit_on_pressured_node" {
 		return true // the platform check fails because of the workload's own configuration
 	}
-	if s := SignatureByID(f.Signature); s != nil && s.Role == RoleSymptom {
-		return false
+	if s := SignatureByID(f.Signature); s != nil && (s.Role == RoleSymptom || !s.Infra) {
+		return false // a symptom, or the code's own behaviour (memory growing with uptime)
 	}
 	return true
 }

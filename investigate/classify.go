@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
+
+// quietAfterChange: a change followed by this long without failures has
+// been exercised; failures that start later come from something else.
+const quietAfterChange = 6 * time.Hour
 
 // classify puts the hypothesis into one of the four buckets. The rules are
 // the product's hard rules: what is proposed follows from the bucket (only
@@ -35,8 +40,15 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketInfrastructure
 	case ErrDataValidation:
-		if _, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
-			return BucketCodeBug // the parser/validator changed just before: the code is wrong, not the data
+		if change, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
+			// The parser/validator changed just before: the code is wrong,
+			// not the data. Unless the failures follow a few records and
+			// began hours after the change, while the changed code kept
+			// running fine: then the input changed.
+			_, vals := c.recurringRecords()
+			if len(vals) == 0 || ev.onset.IsZero() || ev.onset.Sub(change.Time) < quietAfterChange {
+				return BucketCodeBug
+			}
 		}
 		if _, _, ok := ev.validationChange(c); ok {
 			return BucketCodeBug // a change to a constraint or a field name made valid data fail
@@ -137,6 +149,16 @@ func (ev *evidence) sustained(c *candidate) bool {
 }
 
 // hasRole reports whether a finding marks the candidate with a role.
+// hasSignature reports whether any supporting finding carries the signature.
+func (c *candidate) hasSignature(id string) bool {
+	for _, f := range c.Support {
+		if f.Signature == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *candidate) hasRole(role string) bool {
 	for _, f := range c.Support {
 		if f.Attrs["role"] == role {
@@ -169,7 +191,10 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		}
 	case BucketInfrastructure:
 		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
-			if ev.recentCodeChange(c) {
+			if c.hasSignature("growth-with-uptime") {
+				return "a leak (usage grows with uptime, not load)"
+			}
+			if _, ok := ev.leakChange(c); ok {
 				return "a leak in the service's recent code change"
 			}
 		}
@@ -192,10 +217,4 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		}
 	}
 	return ""
-}
-
-// recentCodeChange reports a change to the service's code (not its
-// configuration) in the 48 hours before the impact.
-func (ev *evidence) recentCodeChange(c *candidate) bool {
-	return len(ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) })) > 0
 }

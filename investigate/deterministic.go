@@ -284,6 +284,8 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		switch {
 		case c.probeMismatch() && m != nil:
 			manifest = m
+		case m != nil && capacitySetting(c, m):
+			manifest = m // the ceiling that binds is the setting, whatever change came before
 		default:
 			if l, ok := ev.namedConfigChange(c); ok {
 				cfg, hasCfg = l, true
@@ -375,7 +377,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
 	rc.Band, res.ConfidenceNote = Govern(rc.ClaimedBand, in)
-	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact)
+	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact, ev.onset)
 	res.RootCause = rc
 	res.Evidence = pickEvidence(c, ev, anchorPath, manifest, change, hasChange)
 	res.Fix = e.buildFix(ev, h, rc, window, col, manifest)
@@ -448,6 +450,14 @@ func columnOf(c *candidate, f *Frame) int {
 
 // pickManifestField chooses the manifest setting an infrastructure cause
 // implicates.
+// capacitySetting reports whether m is the capacity ceiling the evidence
+// shows binding: maxReplicas of an autoscaler held at its maximum, the CPU
+// limit of a throttled container.
+func capacitySetting(c *candidate, m *ManifestField) bool {
+	return (m.Kind == FieldMaxReplicas && c.hasSignature("hpa-at-max")) ||
+		(m.Kind == FieldCPULimit && c.hasSignature("cpu-throttled") && !c.hasSignature("hpa-at-max"))
+}
+
 func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	var fields []ManifestField
 	for _, f := range ev.findings {
@@ -466,6 +476,10 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 		want = []string{FieldMemoryLimit, FieldMemoryRequest}
 	case h.c.ErrorType == ErrTLS:
 		want = []string{FieldIssuer, FieldTLS}
+	case h.c.ErrorType == ErrResourceExhaustion && h.c.hasSignature("hpa-at-max"):
+		want = []string{FieldMaxReplicas, FieldReplicas}
+	case h.c.ErrorType == ErrResourceExhaustion && h.c.hasSignature("cpu-throttled"):
+		want = []string{FieldCPULimit}
 	case h.c.Signature == "k8s-imagepull":
 		want = []string{FieldImageTag, FieldImage}
 	case h.c.Signature == "k8s-probe" || strings.Contains(text, "probe failed"):
@@ -583,7 +597,7 @@ func bucketWord(b Bucket) string {
 	return "unclassified"
 }
 
-func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding, changeExact bool) string {
+func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding, changeExact bool, onset time.Time) string {
 	c := h.c
 	what := string(c.ErrorType)
 	if s := SignatureByID(c.Signature); s != nil {
@@ -611,7 +625,21 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 		fmt.Fprintf(&b, " The deployed setting %s is %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 	}
 	if changeExact {
-		fmt.Fprintf(&b, " The failing line was changed by %s shortly before the failures started.", change.Quote)
+		gap := ""
+		if onset.IsZero() || !onset.After(change.Time) {
+			onset = c.First // a counting window ("in the last 2 days") dated the impact before the change
+		}
+		if !onset.IsZero() && onset.After(change.Time) {
+			gap = " " + approxDuration(onset.Sub(change.Time))
+		}
+		switch {
+		case rc.Bucket == BucketBadData:
+			fmt.Fprintf(&b, " The code there last changed in %s,%s before the failures began, and ran without failing in between: the input changed, not the code.", change.Quote, gap)
+		case gap != "":
+			fmt.Fprintf(&b, " The line was changed by %s,%s before the failures started.", change.Quote, gap)
+		default:
+			fmt.Fprintf(&b, " The line was changed by %s shortly before the failures started.", change.Quote)
+		}
 	}
 	return b.String()
 }
@@ -646,8 +674,16 @@ func bestQuote(c *candidate) string {
 		}
 		return 1
 	}
+	// Among platform signals, the one that names the cause reads best.
+	score := func(f Finding) int {
+		r := 2 * rank(f)
+		if r == 6 && f.Signature == c.Signature {
+			r++
+		}
+		return r
+	}
 	for _, f := range c.Support {
-		if f.Quote != "" && (best.Quote == "" || rank(f) > rank(best)) {
+		if f.Quote != "" && (best.Quote == "" || score(f) > score(best)) {
 			best = f
 		}
 	}
@@ -805,6 +841,8 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		return true
 	case c.Signature == "k8s-probe" && (m.Kind == FieldReadinessPort || m.Kind == FieldLivenessPort):
 		return true
+	case capacitySetting(c, m):
+		return true
 	case manifestNamed(c, m):
 		return true
 	}
@@ -873,4 +911,18 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// approxDuration renders a gap the way people say it: "40 minutes",
+// "11 hours", "2 days".
+func approxDuration(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return "a minute"
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%d minutes", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
 }

@@ -127,6 +127,10 @@ var Catalogue = []Signature{
 	sig("k8s-evicted", "k8s", `\bEvicted\b|The node was low on resource: memory|MemoryPressure|memory-pressure|evicting pod|NodeHasInsufficientMemory|node\.kubernetes\.io/memory-pressure`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 90, "pods evicted under node memory pressure"),
 	sig("k8s-scheduling", "k8s", `FailedScheduling|Insufficient (?:cpu|memory)|didn't match Pod's node affinity|had untolerated taint`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "pods cannot be scheduled"),
 	sig("k8s-probe", "k8s", `(?:Readiness|Liveness|Startup) probe failed`, ErrConfig, BucketInfrastructure, RoleSymptom, true, 70, "health probe failing"),
+	sig("hpa-at-max", "k8s", `ScalingLimited|TooManyReplicas|desired replica count is more than the maximum|HorizontalPodAutoscaler at its maxReplicas`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 75, "autoscaler held at its maximum replicas"),
+	sig("cpu-throttled", "k8s", `(?i)\bCPU throttled in \d+% of CFS periods|\bcpu throttling (?:high|detected)`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 72, "CPU throttled at the container's limit"),
+	sig("growth-with-uptime", "any", `grows? steadily with uptime`, ErrOOM, BucketCodeBug, RoleCause, false, 70, "memory leak (usage grows with uptime)"),
+	sig("latency-rise", "any", `\bp99 latency \S+ since\b`, ErrTimeout, BucketUnknown, RoleSymptom, false, 30, "latency rise"),
 	sig("k8s-crashloop", "k8s", `CrashLoopBackOff|Back-off restarting failed container`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 40, "container restarting in a loop"),
 
 	// Generic application panics (last: least specific)

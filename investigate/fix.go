@@ -177,6 +177,40 @@ func nextMemory(limit string, peakBytes float64) string {
 	return fmt.Sprintf("%.0fMi", p)
 }
 
+// nextCPU proposes twice the CPU limit ("500m" -> "1", "2" -> "4"): a
+// throttled burst needs headroom, not the average.
+func nextCPU(limit string) string {
+	v := strings.Trim(strings.TrimSpace(limit), `"'`)
+	cores := 0.0
+	if strings.HasSuffix(v, "m") {
+		m, err := strconv.ParseFloat(strings.TrimSuffix(v, "m"), 64)
+		if err != nil || m <= 0 {
+			return ""
+		}
+		cores = m / 1000
+	} else {
+		c, err := strconv.ParseFloat(v, 64)
+		if err != nil || c <= 0 {
+			return ""
+		}
+		cores = c
+	}
+	next := cores * 2
+	if next < 1 || next != math.Trunc(next) {
+		return fmt.Sprintf("%.0fm", next*1000)
+	}
+	return fmt.Sprintf("%.0f", next)
+}
+
+// nextReplicas proposes a larger replica ceiling: twice the current one.
+func nextReplicas(max string) string {
+	n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(max), `"'`))
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n * 2)
+}
+
 var quantityRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)([KMGT]i?|[kmgt]|e\d+)?$`)
 
 // parseQuantity parses a Kubernetes memory quantity into bytes.

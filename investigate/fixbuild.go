@@ -3,6 +3,7 @@ package investigate
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -121,8 +122,8 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 			prose = fmt.Sprintf("%s is raised at %s. Validate the inputs that reach this line and handle the failing case explicitly.", firstNonEmpty(exception, "A runtime error"), loc)
 		case ErrDataValidation:
 			prose = fmt.Sprintf("The parsing/validation at %s was changed and now rejects valid input; fix the parsing logic and add a test with the failing input.", loc)
-		case ErrResourceExhaustion:
-			prose = fmt.Sprintf("Resources are not released at %s (a leak introduced by a recent change); release them on every path (defer/finally/using).", loc)
+		case ErrResourceExhaustion, ErrOOM:
+			prose = leakProse(loc, lines, rc.Line, from)
 		default:
 			prose = fmt.Sprintf("Fix the failing code at %s.", loc)
 		}
@@ -136,6 +137,11 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	fix.RegressionTest = fmt.Sprintf("Add a unit test for %s (%s) that feeds it the input that failed in production%s and asserts it no longer throws %s.",
 		fn, path.Base(firstNonEmpty(rc.File, c.Service)), sampleInput(c), firstNonEmpty(exception, string(c.ErrorType)))
 	fix.Steps = []string{"Apply the guard at " + loc, "Add the regression test", "Deploy and watch the error rate of " + c.Service}
+	if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
+		fix.RegressionTest = fmt.Sprintf("Add a test that calls %s (%s) many times under the failing condition (timeouts, errors) and asserts that goroutines, threads, connections and memory return to their baseline afterwards.",
+			fn, path.Base(firstNonEmpty(rc.File, c.Service)))
+		fix.Steps = []string{"Release the resource on every path at " + loc, "Add the leak test", "Deploy and watch the memory working set and goroutine/thread counts of " + c.Service + " stay flat with uptime"}
+	}
 	return fix
 }
 
@@ -191,6 +197,20 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		fix.Steps = []string{"Fix the setting in the manifest / Secret", "Roll the deployment", "Add a startup check that fails fast with a clear message"}
 	case c.ErrorType == ErrTLS:
 		fix.Summary = fmt.Sprintf("A TLS certificate used by %s is expired or not trusted: renew/rotate it (or fix the CA bundle) and restart the clients that cache it.", c.Service)
+	case c.ErrorType == ErrResourceExhaustion && m != nil && m.Kind == FieldMaxReplicas:
+		if to := nextReplicas(m.Value); to != "" {
+			fix.ManifestEdit = &ManifestEdit{File: m.File, Line: m.Line, Path: m.Path, OldValue: m.Value, NewValue: to,
+				Reason: fmt.Sprintf("the HorizontalPodAutoscaler of %s is held at maxReplicas %s while it wants more", c.Service, m.Value)}
+		}
+		fix.Summary = fmt.Sprintf("The HorizontalPodAutoscaler of %s is capped at maxReplicas %s (%s:%d) while load needs more pods: raise maxReplicas (and check the nodes have room), and pre-scale ahead of known peaks. This is capacity, not a code change.", c.Service, m.Value, m.File, m.Line)
+		fix.Steps = []string{"Raise spec.maxReplicas (kubectl patch hpa for immediate relief)", "Check node capacity or the cluster autoscaler for the extra pods", "Watch the HPA's desired vs current replicas and the error rate"}
+	case c.ErrorType == ErrResourceExhaustion && m != nil && m.Kind == FieldCPULimit:
+		if to := nextCPU(m.Value); to != "" {
+			fix.ManifestEdit = &ManifestEdit{File: m.File, Line: m.Line, Path: m.Path, OldValue: m.Value, NewValue: to,
+				Reason: fmt.Sprintf("%s is CFS-throttled at its %s CPU limit", c.Service, m.Value)}
+		}
+		fix.Summary = fmt.Sprintf("%s is CPU-throttled at its %s CPU limit (%s:%d): bursts of parallel work exceed the limit even when average usage is below it. Raise resources.limits.cpu (or remove the CPU limit and keep the request), and size limits from peak, not average, usage.", c.Service, m.Value, m.File, m.Line)
+		fix.Steps = []string{"Raise or remove resources.limits.cpu", "Roll out and watch container_cpu_cfs_throttled_periods_total and p99 latency", "Size CPU limits from burst usage, not p95 averages"}
 	case c.ErrorType == ErrResourceExhaustion:
 		fix.Summary = fmt.Sprintf("%s runs out of a bounded resource (%s): raise the limit/pool size to match load, or reduce load per instance, and find what holds the resources.", c.Service, Quote(bestQuote(c), 100))
 	case c.ErrorType == ErrNetwork || c.ErrorType == ErrTimeout || c.ErrorType == ErrDependency:
@@ -199,4 +219,21 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		fix.Summary = fmt.Sprintf("Fix the platform issue affecting %s: %s.", c.Service, Quote(bestQuote(c), 140))
 	}
 	return fix
+}
+
+// leakProse explains the leak at loc from what the leaking line does.
+func leakProse(loc string, window []string, line, from int) string {
+	text := ""
+	if i := line - from; i >= 0 && i < len(window) {
+		text = window[i]
+	}
+	switch {
+	case strings.Contains(text, "make(chan") || strings.Contains(text, "go func("):
+		return fmt.Sprintf("A goroutine leak at %s (introduced by a recent change): each call starts a goroutine whose send on an unbuffered channel blocks forever once the caller has stopped waiting (timeout), so goroutines and their stacks pile up until the container is OOM-killed. Buffer the channel (make(chan T, 1)) or select on the context in the goroutine, and pass a context with the deadline to the request.", loc)
+	case regexp.MustCompile(`(?i)thread|executor|Task\.Run|create_task`).MatchString(text):
+		return fmt.Sprintf("Threads or tasks leak at %s (introduced by a recent change): they are started per call and never finish or are never shut down. Use a bounded pool, cancel them on timeout, and shut them down on every path.", loc)
+	case regexp.MustCompile(`(?i)cache|map|dict|append|\.put\(|\.add\(|\.push\(`).MatchString(text):
+		return fmt.Sprintf("An unbounded collection grows at %s (introduced by a recent change): entries are added and never evicted, so memory grows with uptime. Bound it (LRU/TTL) or stop retaining entries.", loc)
+	}
+	return fmt.Sprintf("Resources are not released at %s (a leak introduced by a recent change); release them on every path (defer/finally/using/close).", loc)
 }

@@ -27,9 +27,10 @@ const (
 	FieldLivenessPort  = "liveness_port"
 	FieldContainerPort = "container_port"
 	FieldReplicas      = "replicas"
-	FieldIssuer        = "issuer_ref" // cert-manager Certificate issuerRef.name
-	FieldTLS           = "tls"        // trust stores, CA bundles, certificate settings
-	FieldConfigKey     = "config_key" // a key named by the evidence in a config file
+	FieldMaxReplicas   = "max_replicas" // HorizontalPodAutoscaler spec.maxReplicas
+	FieldIssuer        = "issuer_ref"   // cert-manager Certificate issuerRef.name
+	FieldTLS           = "tls"          // trust stores, CA bundles, certificate settings
+	FieldConfigKey     = "config_key"   // a key named by the evidence in a config file
 )
 
 var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
@@ -118,6 +119,16 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 			for _, c := range matched {
 				cname := scalar(mapGet(c, "name"))
 				out = append(out, containerFields(file, c, fmt.Sprintf("%s.containers[%s]", prefix, cname), cname, name)...)
+			}
+		case "HorizontalPodAutoscaler":
+			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
+			spec := mapGet(root, "spec")
+			target := scalar(mapGet(mapGet(spec, "scaleTargetRef"), "name"))
+			if want != "" && !strings.Contains(NormalizeServiceName(name), want) && !strings.Contains(NormalizeServiceName(target), want) {
+				continue
+			}
+			if n := mapGet(spec, "maxReplicas"); n != nil {
+				out = append(out, ManifestField{File: file, Line: n.Line, Kind: FieldMaxReplicas, Path: "spec.maxReplicas", Value: n.Value, Workload: name})
 			}
 		case "Certificate":
 			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
@@ -212,6 +223,9 @@ func valuesFields(file string, s *yaml.Node, prefix, service string) []ManifestF
 		add(img, FieldImage, "image", "")
 	}
 	add(mapGet(s, "replicaCount"), FieldReplicas, "replicaCount", "")
+	for _, key := range []string{"autoscaling", "hpa"} {
+		add(mapGet(mapGet(s, key), "maxReplicas"), FieldMaxReplicas, key+".maxReplicas", "")
+	}
 	for _, key := range []string{"env", "extraEnv", "environment", "envVars"} {
 		k, v := mapGetKey(s, key)
 		if k == nil {

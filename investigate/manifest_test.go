@@ -18,7 +18,7 @@ func fieldOf(fs []ManifestField, kind string) *ManifestField {
 }
 
 func TestLocateManifestFieldsDeployment(t *testing.T) {
-	b, err := os.ReadFile("../../shared/scenarios/examples/cart-oomkilled-low-limit/repo/deploy/k8s/cart.yaml")
+	b, err := os.ReadFile("../testdata/examples/cart-oomkilled-low-limit/repo/deploy/k8s/cart.yaml")
 	require.NoError(t, err)
 	fs, err := LocateManifestFields("deploy/k8s/cart.yaml", b, "cart")
 	require.NoError(t, err)

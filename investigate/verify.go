@@ -81,6 +81,16 @@ func EvidenceFor(issue Issue, receipts []Receipt, rc RootCause) GovernorInput {
 	if other != nil && (mine == nil || other.Score > 0.7*mine.Score) {
 		in.Contested = string(other.ErrorType) + " in " + other.Service
 	}
+	// A classification the evidence does not settle (a leak or a limit, bad
+	// data or a code bug) is not HIGH, whoever claims it.
+	for _, c := range cs {
+		if NormalizeServiceName(c.Service) == svc && c.ErrorType == rc.ErrorType {
+			if doubt := ev.bucketDoubt(&hypothesis{c: c}, rc.Bucket, rc.File, rc.Line); doubt != "" {
+				in.Contested = joinNonEmpty("; ", in.Contested, doubt)
+			}
+			break
+		}
+	}
 	return in
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 )
 
-const examplesDir = "../../shared/scenarios/examples"
+const examplesDir = "../testdata/examples"
 
 // replaceOnce replaces exactly one occurrence of old in s (the test fails otherwise).
 func replaceOnce(t *testing.T, s, old, new string) string {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const examples = "../../shared/scenarios/examples"
+const examples = "../testdata/examples"
 
 func TestLoadExamples(t *testing.T) {
 	dirs, err := Discover(examples)

@@ -37,7 +37,7 @@ func call(t *testing.T, c investigate.Capability, tool string, args map[string]a
 }
 
 func TestReadSourceMapsFramesToRepoPaths(t *testing.T) {
-	_, src, _, _ := start(t, "../../../shared/scenarios/examples/checkout-fails-payment-typeerror", token)
+	_, src, _, _ := start(t, "../../testdata/examples/checkout-fails-payment-typeerror", token)
 	res, err := call(t, src, gh.ToolReadSource, map[string]any{"file": "charge.js", "line": 58, "service": "payment"})
 	require.NoError(t, err)
 	require.Len(t, res.Findings, 1)
@@ -53,7 +53,7 @@ func TestReadSourceMapsFramesToRepoPaths(t *testing.T) {
 }
 
 func TestRecentCommitsCarryChangedLines(t *testing.T) {
-	ch, _, s, _ := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", token)
+	ch, _, s, _ := start(t, "../../testdata/examples/ad-npe-missing-context", token)
 	res, err := call(t, ch, gh.ToolRecentCommits, map[string]any{
 		"since": s.Now.Add(-72 * time.Hour).Format(time.RFC3339), "until": s.Now.Format(time.RFC3339)})
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestRecentCommitsCarryChangedLines(t *testing.T) {
 }
 
 func TestManifestsOfAService(t *testing.T) {
-	_, src, _, _ := start(t, "../../../shared/scenarios/examples/cart-oomkilled-low-limit", token)
+	_, src, _, _ := start(t, "../../testdata/examples/cart-oomkilled-low-limit", token)
 	res, err := call(t, src, gh.ToolManifests, map[string]any{"service": "cart"})
 	require.NoError(t, err)
 	found := false
@@ -87,7 +87,7 @@ func TestManifestsOfAService(t *testing.T) {
 
 func TestBadTokenIsUnauthorizedAndNeverEchoed(t *testing.T) {
 	bad := "ghp_WRONGwrongWRONGwrongWRONGwrong0000"
-	ch, _, s, _ := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", bad)
+	ch, _, s, _ := start(t, "../../testdata/examples/ad-npe-missing-context", bad)
 	_, err := call(t, ch, gh.ToolRecentCommits, map[string]any{
 		"since": s.Now.Add(-time.Hour).Format(time.RFC3339), "until": s.Now.Format(time.RFC3339)})
 	require.Error(t, err)
@@ -96,7 +96,7 @@ func TestBadTokenIsUnauthorizedAndNeverEchoed(t *testing.T) {
 }
 
 func TestRateLimitIsClassified(t *testing.T) {
-	_, src, _, srv := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context", token)
+	_, src, _, srv := start(t, "../../testdata/examples/ad-npe-missing-context", token)
 	_, err := srv.Inject(ghsim.Fault{Method: "GET", Path: "/repos/**", Kind: ghsim.FaultRateLimit})
 	require.NoError(t, err)
 	_, err = call(t, src, gh.ToolReadSource, map[string]any{"file": "AdService.java", "line": 137})

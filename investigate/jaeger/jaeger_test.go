@@ -20,7 +20,7 @@ import (
 
 func serve(t *testing.T, wrap func(http.Handler) http.Handler) (*httptest.Server, *scenario.Scenario) {
 	t.Helper()
-	s, err := scenario.Load("../../../shared/scenarios/examples/ad-npe-missing-context")
+	s, err := scenario.Load("../../testdata/examples/ad-npe-missing-context")
 	require.NoError(t, err)
 	h, err := jaegersim.New(s.Traces, jaegersim.Options{Now: s.Now})
 	require.NoError(t, err)

@@ -39,7 +39,7 @@ func withK8s(_ context.Context, b *harness.Backends) ([]investigate.Capability, 
 func TestEngineUsesKubernetesEvidence(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cases, sum, err := harness.Evaluate(ctx, []string{"../../../shared/scenarios/examples/cart-oomkilled-low-limit"}, harness.RunOptions{Extra: withK8s})
+	cases, sum, err := harness.Evaluate(ctx, []string{"../../testdata/examples/cart-oomkilled-low-limit"}, harness.RunOptions{Extra: withK8s})
 	require.NoError(t, err)
 	require.Len(t, cases, 1)
 	c := cases[0]
@@ -73,7 +73,7 @@ func TestCorpusWithKubernetes(t *testing.T) {
 		t.Skip("corpus evaluation")
 	}
 	dirs, _ := filepath.Glob("../../testdata/scenarios/*/k8s.json")
-	ex, _ := filepath.Glob("../../../shared/scenarios/examples/*/k8s.json")
+	ex, _ := filepath.Glob("../../testdata/examples/*/k8s.json")
 	dirs = append(dirs, ex...)
 	for i := range dirs {
 		dirs[i] = filepath.Dir(dirs[i])

@@ -22,7 +22,7 @@ import (
 )
 
 const (
-	examples = "../../../shared/scenarios/examples"
+	examples = "../../testdata/examples"
 	corpus   = "../../testdata/scenarios"
 )
 

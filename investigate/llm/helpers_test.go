@@ -19,7 +19,7 @@ import (
 	oaisim "github.com/autoheal/autoheal/sim/openai"
 )
 
-const examples = "../../../shared/scenarios/examples"
+const examples = "../../testdata/examples"
 
 // testKey is the API key the simulator accepts; it must never appear in a
 // request body, a recording, a log line or a result.

@@ -35,7 +35,7 @@ func window(s *scenario.Scenario) json.RawMessage {
 // Error lines are grouped into patterns with the signature, the frame and
 // the counts; harmless WARN noise is not a pattern.
 func TestSearchErrorsGroupsPatterns(t *testing.T) {
-	srv, s := start(t, "../../../shared/scenarios/examples/checkout-fails-payment-typeerror")
+	srv, s := start(t, "../../testdata/examples/checkout-fails-payment-typeerror")
 	c := loki.New(loki.Config{URL: srv.URL})
 	res, err := c.Call(context.Background(), loki.ToolSearchErrors, window(s))
 	require.NoError(t, err)
@@ -56,7 +56,7 @@ func TestSearchErrorsGroupsPatterns(t *testing.T) {
 // A scenario whose service label is not the configured one: the capability
 // discovers a label that exists instead of returning nothing.
 func TestDiscoversServiceLabel(t *testing.T) {
-	srv, s := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context")
+	srv, s := start(t, "../../testdata/examples/ad-npe-missing-context")
 	c := loki.New(loki.Config{URL: srv.URL, ServiceLabel: "app"}) // wrong on purpose
 	res, err := c.Call(context.Background(), loki.ToolSearchErrors, window(s))
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestAccessLogNamesUpstream(t *testing.T) {
 }
 
 func TestRejectsBadQueries(t *testing.T) {
-	srv, s := start(t, "../../../shared/scenarios/examples/ad-npe-missing-context")
+	srv, s := start(t, "../../testdata/examples/ad-npe-missing-context")
 	c := loki.New(loki.Config{URL: srv.URL})
 	args, _ := json.Marshal(map[string]any{"query": "not logql", "start": s.Now.Add(-time.Hour).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
 	_, err := c.Call(context.Background(), loki.ToolQuery, args)

@@ -29,6 +29,14 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 	for _, name := range []string{"traces_span_metrics_calls_total", "traces_spanmetrics_calls_total", "calls_total", "http_server_requests_seconds_count", "http_requests_total", "http_server_request_duration_seconds_count", "grpc_server_handled_total"} {
 		fs = append(fs, errorRates(name, byName[name])...)
 	}
+	fs = append(fs, cpuThrottling(byName["container_cpu_cfs_throttled_periods_total"], byName["container_cpu_cfs_periods_total"], byName["kube_pod_container_resource_limits"])...)
+	fs = append(fs, autoscalerAtMax(byName["kube_horizontalpodautoscaler_status_current_replicas"], byName["kube_horizontalpodautoscaler_spec_max_replicas"], byName["kube_horizontalpodautoscaler_spec_min_replicas"], byName["kube_horizontalpodautoscaler_status_desired_replicas"])...)
+	fs = append(fs, growthWithUptime("container_memory_working_set_bytes", "memory working set grows", byName["container_memory_working_set_bytes"])...)
+	fs = append(fs, growthWithUptime("go_goroutines", "goroutines grow", byName["go_goroutines"])...)
+	fs = append(fs, growthWithUptime("jvm_threads_live_threads", "live threads grow", byName["jvm_threads_live_threads"])...)
+	for _, name := range latencyHistograms {
+		fs = append(fs, latencyRise(name, byName[name])...)
+	}
 	for _, name := range []string{"hikaricp_connections_pending", "db_client_connections_pending_requests", "pgbouncer_pools_client_waiting_connections"} {
 		fs = append(fs, pools(name, byName[name])...)
 	}

@@ -30,7 +30,7 @@ const (
 )
 
 // healthMetrics are read by metrics_health.
-var healthMetrics = []string{
+var healthMetrics = append([]string{
 	"kube_pod_container_status_restarts_total",
 	"kube_pod_container_status_last_terminated_reason",
 	"kube_pod_container_status_terminated_reason",
@@ -44,6 +44,16 @@ var healthMetrics = []string{
 	"grpc_server_handled_total",
 	"hikaricp_connections_pending", "db_client_connections_pending_requests", "pgbouncer_pools_client_waiting_connections",
 	"probe_ssl_earliest_cert_expiry", "x509_cert_not_after", "certmanager_certificate_expiration_timestamp_seconds",
+	"container_cpu_cfs_throttled_periods_total", "container_cpu_cfs_periods_total",
+	"kube_horizontalpodautoscaler_status_current_replicas", "kube_horizontalpodautoscaler_spec_max_replicas", "kube_horizontalpodautoscaler_spec_min_replicas", "kube_horizontalpodautoscaler_status_desired_replicas",
+	"go_goroutines", "jvm_threads_live_threads",
+}, latencyHistograms...)
+
+// latencyHistograms are the request-duration histograms latency is read
+// from (OpenTelemetry semantic conventions, Micrometer, client_golang).
+var latencyHistograms = []string{
+	"http_server_request_duration_seconds_bucket", "http_server_requests_seconds_bucket", "http_request_duration_seconds_bucket",
+	"traces_span_metrics_duration_seconds_bucket",
 }
 
 // Config configures the capability.

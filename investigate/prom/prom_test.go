@@ -41,7 +41,7 @@ func find(res *investigate.ToolResult, pred func(investigate.Finding) bool) *inv
 }
 
 func TestHealthFindsOOMKillsAndMemoryAtLimit(t *testing.T) {
-	res := health(t, "../../../shared/scenarios/examples/cart-oomkilled-low-limit")
+	res := health(t, "../../testdata/examples/cart-oomkilled-low-limit")
 	oom := find(res, func(f investigate.Finding) bool { return f.Service == "cart" && f.Signature == "k8s-oomkilled" })
 	require.NotNil(t, oom, res.Summary)
 	assert.Equal(t, investigate.ErrOOM, oom.ErrorType)
@@ -56,7 +56,7 @@ func TestHealthFindsOOMKillsAndMemoryAtLimit(t *testing.T) {
 }
 
 func TestHealthDatesTheErrorRateOnset(t *testing.T) {
-	s, err := scenario.Load("../../../shared/scenarios/examples/checkout-fails-payment-typeerror")
+	s, err := scenario.Load("../../testdata/examples/checkout-fails-payment-typeerror")
 	require.NoError(t, err)
 	res := health(t, s.Dir)
 	rate := find(res, func(f investigate.Finding) bool { return f.Signature == "error-rate" && f.Service == "payment" })

@@ -124,7 +124,7 @@ func TestTruncatedBody(t *testing.T) {
 }
 
 func TestTruncatedJaegerResponse(t *testing.T) {
-	sc, err := scenario.Load(filepath.Join("../../../shared/scenarios/examples", "ad-npe-missing-context"))
+	sc, err := scenario.Load(filepath.Join("../../testdata/examples", "ad-npe-missing-context"))
 	require.NoError(t, err)
 	tr := sim.NewTranscript(nil)
 	h, err := jaeger.New(sc.Traces, jaeger.Options{Now: sc.Now, Transcript: tr})

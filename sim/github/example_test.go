@@ -14,7 +14,7 @@ import (
 // The real go-github client, pointed at the simulator in the GitHub
 // Enterprise layout, reads a scenario's source.
 func ExampleNewFromScenario() {
-	sc, err := scenario.Load("../../../shared/scenarios/examples/ad-npe-missing-context")
+	sc, err := scenario.Load("../../testdata/examples/ad-npe-missing-context")
 	if err != nil {
 		panic(err)
 	}

@@ -22,7 +22,7 @@ import (
 
 const (
 	testToken = "ghp_testtoken0123456789abcdefghijklmnopq"
-	examples  = "../../../shared/scenarios/examples"
+	examples  = "../../testdata/examples"
 )
 
 // env is a running simulator with go-github clients pointed at it.

@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	cartDir    = "../../../shared/scenarios/examples/cart-oomkilled-low-limit"
+	cartDir    = "../../testdata/examples/cart-oomkilled-low-limit"
 	payoutsDir = "../../testdata/scenarios/payouts-worker-crashloop-renamed-env"
 )
 

@@ -24,7 +24,7 @@ import (
 	"github.com/autoheal/autoheal/sim"
 )
 
-const examples = "../../../shared/scenarios/examples"
+const examples = "../../testdata/examples"
 
 func loadScenario(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
