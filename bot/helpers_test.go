@@ -31,7 +31,7 @@ const (
 	incidentChannel = "C0INCIDENT"
 	oncall          = "U0ALICE"
 	approver        = "U0APPROVER"
-	examplesDir     = "../../shared/scenarios/examples"
+	examplesDir     = "../testdata/examples"
 )
 
 func testLogger() *slog.Logger {

@@ -30,7 +30,7 @@ func TestDemoPrintsThreadAndTranscript(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := runDemo(ctx, []string{"--scenario", "../../../shared/scenarios/examples/ad-npe-missing-context", "--transcript", tr}, &stdout, &stderr)
+	err := runDemo(ctx, []string{"--scenario", "../../testdata/examples/ad-npe-missing-context", "--transcript", tr}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
 
 	out := stdout.String()
@@ -87,7 +87,7 @@ func TestDemoDeliversAlertScenariosThroughTheWebhook(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := runDemo(ctx, []string{"--scenario", "../../../shared/scenarios/examples/cart-oomkilled-low-limit", "--transcript", tr}, &stdout, &stderr)
+	err := runDemo(ctx, []string{"--scenario", "../../testdata/examples/cart-oomkilled-low-limit", "--transcript", tr}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
 	out := stdout.String()
 	assert.Contains(t, stderr.String(), "Alertmanager posts the alert to http://127.0.0.1:")
@@ -106,7 +106,7 @@ func TestDemoDeliversAlertScenariosThroughTheWebhook(t *testing.T) {
 func TestDemoListenServesWebhooksUntilSignalled(t *testing.T) {
 	addr := freeAddr(t)
 	token := "demo-listen-token-0123456789abcdef"
-	cmd := exec.Command(os.Args[0], "demo", "--listen", addr, "--scenario", "../../../shared/scenarios/examples/checkout-fails-payment-typeerror")
+	cmd := exec.Command(os.Args[0], "demo", "--listen", addr, "--scenario", "../../testdata/examples/checkout-fails-payment-typeerror")
 	cmd.Env = []string{execBotEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "AUTOHEAL_WEBHOOK_TOKEN=" + token}
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -116,7 +116,7 @@ func TestDemoListenServesWebhooksUntilSignalled(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 
 	url := "http://" + addr + alerts.Path
-	s, err := scenario.Load("../../../shared/scenarios/examples/checkout-fails-payment-typeerror")
+	s, err := scenario.Load("../../testdata/examples/checkout-fails-payment-typeerror")
 	require.NoError(t, err)
 	deadline := time.Now().Add(60 * time.Second)
 	for {

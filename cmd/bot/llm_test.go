@@ -18,7 +18,7 @@ import (
 )
 
 const (
-	cliExamples = "../../../shared/scenarios/examples"
+	cliExamples = "../../testdata/examples"
 	cliKey      = "sk-proj-CliTestKey0123456789abcdefgh"
 )
 

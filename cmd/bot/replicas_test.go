@@ -53,7 +53,7 @@ func newReplicaCluster(t testing.TB, scen string, latency time.Duration, extraEn
 	sim := slacksim.New(slacksim.Options{Channels: []slacksim.Channel{{ID: replicaChannel, Name: "incidents"}}})
 	require.NoError(t, sim.Start())
 	t.Cleanup(func() { _ = sim.Close() })
-	s, err := scenario.Load("../../../shared/scenarios/examples/" + scen)
+	s, err := scenario.Load("../../testdata/examples/" + scen)
 	require.NoError(t, err)
 	backends, err := harness.Start(s, harness.Options{Latency: latency, GitHubToken: "ghp_replicaTestToken0123456789abcdef"})
 	require.NoError(t, err)

@@ -104,7 +104,7 @@ func TestServeWebhookAndMetrics(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runServe(ctx, nil, io.Discard, logs) }()
 
-	s, err := scenario.Load("../../../shared/scenarios/examples/checkout-fails-payment-typeerror")
+	s, err := scenario.Load("../../testdata/examples/checkout-fails-payment-typeerror")
 	require.NoError(t, err)
 	hook := "http://" + addr + alerts.Path
 	deadline := time.Now().Add(30 * time.Second)
