@@ -138,6 +138,9 @@ func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
 	if len(lines) == 0 && c.ErrorType != ErrTLS {
 		lines = ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.namespaceWide(f, c) })
 	}
+	if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
+		lines = withoutRaisedLimits(lines)
+	}
 	// In a multi-document manifest, the document that names the service
 	// (its NetworkPolicy, its Ingress) holds the setting.
 	docOf, mentions := yamlDocuments(lines, c.Service)
@@ -587,3 +590,82 @@ func (ev *evidence) nearbyChange(file string, line int) (changeLine, bool) {
 }
 
 var guardRE = regexp.MustCompile(`\.min\(|\.max\(|\bclamp|Math\.(?:min|max)|\bmin\(|\bmax\(|(?:len\([^)]*\)|\.len\(\)|\.length|\.size\(\)|\.Count)\s*-\s*1|\?\.|\?\?|!=\s*null|!=\s*nil|is not None|!==?\s*undefined|\bif\b.*(?:null|nil|None|undefined|len|length|size|empty|isEmpty|bounds)|getOrDefault|orElse|\bcatch\b|\brescue\b|\bexcept\b|unwrap_or`)
+
+var settingValueRE = regexp.MustCompile(`^\s*-?\s*([A-Za-z_][\w.-]*)\s*[:=]\s*["']?(\d+(?:\.\d+)?)\s*([A-Za-z]*)["']?\s*(?:#.*)?$`)
+
+// withoutRaisedLimits drops changed lines that raised a number (maxReplicas
+// 6 -> 8, memory 512Mi -> 768Mi): more capacity does not exhaust anything.
+func withoutRaisedLimits(lines []changeLine) []changeLine {
+	var out []changeLine
+	for _, l := range lines {
+		if raised(l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func raised(l changeLine) bool {
+	m := settingValueRE.FindStringSubmatch(l.text)
+	if m == nil {
+		return false
+	}
+	for _, row := range strings.Split(l.change.Attrs["removed"], "\n") {
+		i := strings.IndexByte(row, ':')
+		if i <= 0 {
+			continue
+		}
+		o := settingValueRE.FindStringSubmatch(row[i+1:])
+		if o == nil || o[1] != m[1] || o[3] != m[3] {
+			continue
+		}
+		was, _ := strconv.ParseFloat(o[2], 64)
+		now, _ := strconv.ParseFloat(m[2], 64)
+		return now > was
+	}
+	return false
+}
+
+// retryLineRE: client-side retries, strongest first — a retry loop, a retry
+// count, a retry helper.
+var retryLineREs = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b(?:for|while)\b.*\b(?:attempts?|retr(?:y|ies)|tries)\b`),
+	regexp.MustCompile(`(?i)\b(?:max_?attempts|max_?retries|retry_?count|num_?retries|retries|attempts)\b\s*[:=]\s*\d`),
+	regexp.MustCompile(`(?i)\bretry(?:ing|able|_on|On)?\s*[(:=]|@Retry|Retry\w*\(|\bbackoff\b`),
+}
+
+// retryStormChange finds a recent code change in a caller of the exhausted
+// service that retries its calls to it: retries without backoff or budget
+// multiply the load a hiccup puts on the callee until it cannot recover.
+// It returns the change line and the caller that owns it.
+func (ev *evidence) retryStormChange(c *candidate) (changeLine, string, bool) {
+	callee := NormalizeServiceName(c.Service)
+	var callers []string
+	for caller, callees := range ev.calls {
+		for s := range callees {
+			if NormalizeServiceName(s) == callee && NormalizeServiceName(caller) != callee {
+				callers = append(callers, caller)
+			}
+		}
+	}
+	sort.Strings(callers)
+	for _, re := range retryLineREs {
+		for _, caller := range callers {
+			lines := ev.recentChangeLines(func(f Finding) bool {
+				return !IsConfigPath(f.File) && ev.relatedTo(f, caller) &&
+					(strings.Contains(NormalizeServiceName(f.File), callee) || strings.Contains(NormalizeServiceName(f.Attrs["added"]), callee))
+			})
+			for _, l := range lines {
+				t := strings.TrimSpace(l.text)
+				if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
+					continue
+				}
+				if re.MatchString(t) {
+					return l, caller, true
+				}
+			}
+		}
+	}
+	return changeLine{}, "", false
+}

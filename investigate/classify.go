@@ -31,6 +31,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		// closed, an unbounded cache) is a code bug; otherwise capacity or
 		// configuration. A configuration change of the same service wins.
 		if _, cfg := ev.configChange(c); !cfg {
+			if _, _, storm := ev.retryStormChange(c); storm && c.ErrorType == ErrResourceExhaustion {
+				return BucketCodeBug // a caller's new retries multiply its load
+			}
 			if _, leak := ev.leakChange(c); leak {
 				return BucketCodeBug
 			}

@@ -188,7 +188,9 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	}
 	switch h.c.ErrorType {
 	case ErrOOM, ErrResourceExhaustion:
-		if l, ok := ev.leakChange(h.c); ok {
+		if l, _, ok := ev.retryStormChange(h.c); ok && h.c.ErrorType == ErrResourceExhaustion {
+			read(l.change.File, l.line)
+		} else if l, ok := ev.leakChange(h.c); ok {
 			read(l.change.File, l.line)
 		}
 	}
@@ -259,7 +261,13 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	var hasCfg, hasLeak bool
 	switch bucket {
 	case BucketCodeBug:
-		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
+		if c.ErrorType == ErrResourceExhaustion {
+			var caller string
+			if leak, caller, hasLeak = ev.retryStormChange(c); hasLeak {
+				rc.Service = caller // the caller whose retries multiply the load
+			}
+		}
+		if !hasLeak && (c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion) {
 			leak, hasLeak = ev.leakChange(c)
 		}
 		if c.ErrorType == ErrTimeout && anchorPath == "" {
@@ -604,6 +612,15 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 		what = s.Title
 	}
 	var b strings.Builder
+	if rc.Service != c.Service && c.ErrorType == ErrResourceExhaustion && changeExact && rc.Bucket == BucketCodeBug {
+		// A caller's retries exhaust the service: name both.
+		fmt.Fprintf(&b, "%s retries its calls to %s (%s:%d, added by %s): when %s slowed, the retries multiplied its load and kept it exhausted.",
+			rc.Service, c.Service, rc.File, rc.Line, change.Quote, c.Service)
+		if q := bestQuote(c); q != "" {
+			fmt.Fprintf(&b, " Evidence: %q.", Quote(q, 160))
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s in %s", capitalize(what), c.Service)
 	if rc.File != "" && m == nil {
 		fmt.Fprintf(&b, " at %s:%d", rc.File, rc.Line)

@@ -138,9 +138,14 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 		fn, path.Base(firstNonEmpty(rc.File, c.Service)), sampleInput(c), firstNonEmpty(exception, string(c.ErrorType)))
 	fix.Steps = []string{"Apply the guard at " + loc, "Add the regression test", "Deploy and watch the error rate of " + c.Service}
 	if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
-		fix.RegressionTest = fmt.Sprintf("Add a test that calls %s (%s) many times under the failing condition (timeouts, errors) and asserts that goroutines, threads, connections and memory return to their baseline afterwards.",
-			fn, path.Base(firstNonEmpty(rc.File, c.Service)))
-		fix.Steps = []string{"Release the resource on every path at " + loc, "Add the leak test", "Deploy and watch the memory working set and goroutine/thread counts of " + c.Service + " stay flat with uptime"}
+		if retryLine(lineAt(lines, rc.Line, from)) {
+			fix.RegressionTest = fmt.Sprintf("Add a test where the dependency called from %s times out for every request and assert the number of calls it receives stays within the retry budget (and that retries are spaced by a growing, jittered delay).", path.Base(rc.File))
+			fix.Steps = []string{"Add backoff with jitter, a retry budget and a circuit breaker at " + loc, "Add the retry-budget test", "Deploy and watch " + c.Service + "'s request rate against " + rc.Service + "'s traffic"}
+		} else {
+			fix.RegressionTest = fmt.Sprintf("Add a test that calls %s (%s) many times under the failing condition (timeouts, errors) and asserts that goroutines, threads, connections and memory return to their baseline afterwards.",
+				fn, path.Base(firstNonEmpty(rc.File, c.Service)))
+			fix.Steps = []string{"Release the resource on every path at " + loc, "Add the leak test", "Deploy and watch the memory working set and goroutine/thread counts of " + rc.Service + " stay flat with uptime"}
+		}
 	}
 	return fix
 }
@@ -223,9 +228,9 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 
 // leakProse explains the leak at loc from what the leaking line does.
 func leakProse(loc string, window []string, line, from int) string {
-	text := ""
-	if i := line - from; i >= 0 && i < len(window) {
-		text = window[i]
+	text := lineAt(window, line, from)
+	if retryLine(text) {
+		return fmt.Sprintf("Retries at %s (introduced by a recent change) multiply the load on a dependency that is already struggling: every timeout becomes several more requests. Back off exponentially with jitter, cap retries with a retry budget (a small share of normal traffic), stop retrying through a circuit breaker while the dependency fails, and do not retry timeouts of a saturated dependency immediately.", loc)
 	}
 	switch {
 	case strings.Contains(text, "make(chan") || strings.Contains(text, "go func("):
@@ -236,4 +241,22 @@ func leakProse(loc string, window []string, line, from int) string {
 		return fmt.Sprintf("An unbounded collection grows at %s (introduced by a recent change): entries are added and never evicted, so memory grows with uptime. Bound it (LRU/TTL) or stop retaining entries.", loc)
 	}
 	return fmt.Sprintf("Resources are not released at %s (a leak introduced by a recent change); release them on every path (defer/finally/using/close).", loc)
+}
+
+// lineAt is the source line numbered line in a window starting at from.
+func lineAt(window []string, line, from int) string {
+	if i := line - from; i >= 0 && i < len(window) {
+		return window[i]
+	}
+	return ""
+}
+
+// retryLine reports whether a source line retries (a retry loop or count).
+func retryLine(text string) bool {
+	for _, re := range retryLineREs {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }

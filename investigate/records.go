@@ -22,13 +22,16 @@ const (
 )
 
 var (
-	kvPairRE    = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
-	wordIDRE    = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|supplier|provider|client|listing|device|member|document|feed|site|shop|carrier|campaign)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
-	idKeyRE     = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|supplier|provider|member|batch|file|row|offset|shipment|subscription|store|listing|device|message|feed|site|campaign)([_.-]|$)|Id$|ID$`)
-	notIDKeys   = map[string]bool{"level": true, "lvl": true, "status": true, "method": true, "path": true, "url": true, "route": true, "trace_id": true, "traceid": true, "span_id": true, "spanid": true, "trace_flags": true, "pid": true, "thread": true, "host": true, "hostname": true, "pod": true, "service": true, "logger": true, "time": true, "timestamp": true, "ts": true, "msg": true, "message": true, "caller": true, "env": true, "version": true, "code": false}
-	tsLikeRE    = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}`)
-	hasDigitRE  = regexp.MustCompile(`\d`)
-	uniqueishRE = regexp.MustCompile(`^[0-9a-f]{16,}$`)
+	kvPairRE  = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
+	wordIDRE  = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|supplier|provider|client|listing|device|member|document|feed|site|shop|carrier|campaign)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
+	idKeyRE   = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|supplier|provider|member|batch|file|row|offset|shipment|subscription|store|listing|device|message|feed|site|campaign)([_.-]|$)|Id$|ID$`)
+	notIDKeys = map[string]bool{"level": true, "lvl": true, "status": true, "method": true, "path": true, "url": true, "route": true, "trace_id": true, "traceid": true, "span_id": true, "spanid": true, "trace_flags": true, "pid": true, "thread": true, "host": true, "hostname": true, "pod": true, "service": true, "logger": true, "time": true, "timestamp": true, "ts": true, "msg": true, "message": true, "caller": true, "env": true, "version": true, "code": false}
+	// Attributes that describe the transport, the runtime or the
+	// platform, never a business record (user_agent.original=Go-http-client/1.1).
+	platformKeyRE = regexp.MustCompile(`(?i)user_?agent|^(http|net|network|url|server|peer|otel|telemetry|process|host|k8s|container|service|thread|code|exception|span|trace)\.|^client\.(address|port)|^db\.(system|name|statement|operation|user)|^rpc\.(system|service|method)|^messaging\.(system|operation|destination)`)
+	tsLikeRE      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}`)
+	hasDigitRE    = regexp.MustCompile(`\d`)
+	uniqueishRE   = regexp.MustCompile(`^[0-9a-f]{16,}$`)
 )
 
 // Add records one failing line.
@@ -42,7 +45,7 @@ func (r *Records) Add(text string) {
 		k = strings.ToLower(k)
 		// Record identifiers carry digits (SKU 4004217, tenant 4471,
 		// MCH-0099121); constant tags (message_id=send_otp) do not.
-		if notIDKeys[k] || !idKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) || !hasDigitRE.MatchString(v) {
+		if notIDKeys[k] || !idKeyRE.MatchString(k) || platformKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) || !hasDigitRE.MatchString(v) {
 			return
 		}
 		if seen[k+"="+v] {
