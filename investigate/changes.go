@@ -393,9 +393,10 @@ var queryCodeRE = regexp.MustCompile(`\.objects\.|\.filter\(|\.all\(\)|select_re
 // timeouts that appear right after a deploy without any platform change.
 func (ev *evidence) slowChange(c *candidate) (changeLine, bool) {
 	lines := ev.recentChangeLines(func(f Finding) bool {
-		return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) && ev.onset.Sub(f.Time) <= 24*time.Hour
+		related := ev.relatedTo(f, c.Service) || (schemaMigrationRE.MatchString(f.File) && ev.relatedCode(f, c))
+		return !IsConfigPath(f.File) && related && ev.onset.Sub(f.Time) <= 24*time.Hour
 	})
-	for _, re := range []*regexp.Regexp{queryCodeRE, perfCodeRE} {
+	for _, re := range []*regexp.Regexp{indexDropRE, queryCodeRE, perfCodeRE} {
 		for _, l := range lines {
 			t := strings.TrimSpace(l.text)
 			if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "import") || strings.HasPrefix(t, "from ") {
@@ -408,6 +409,13 @@ func (ev *evidence) slowChange(c *candidate) (changeLine, bool) {
 	}
 	return changeLine{}, false
 }
+
+// schemaMigrationRE: files that change a database schema.
+var schemaMigrationRE = regexp.MustCompile(`(?i)(^|/)(migrate|migrations?|db/changelog|flyway|liquibase|alembic/versions|schema)(/|\.)|\.sql$`)
+
+// indexDropRE: a schema change that removes an index (or a changed index
+// whose leading column differs): queries that used it fall back to scans.
+var indexDropRE = regexp.MustCompile(`(?i)\bremove_index\b|\bdrop\s+index\b|\bdropIndex\b|\bDropIndex\b|\bdrop_index\b|op\.drop_index|RemoveIndex\(`)
 
 // perfCodeRE: constructs whose cost can explode with input (regular
 // expressions, sorting, parsing, blocking calls, locks, retries).

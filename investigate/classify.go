@@ -200,6 +200,12 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 			if _, ok := ev.leakChange(c); ok {
 				return "a leak in the service's recent code change"
 			}
+			if c.hasSignature("hpa-at-max") || c.hasSignature("cpu-throttled") {
+				// A capacity ceiling binds under load; whether that load is
+				// real demand or amplified (retries, a runaway client) is
+				// not something the ceiling shows.
+				return "amplified load rather than real demand (request volume by caller was not compared)"
+			}
 		}
 		if (c.ErrorType == ErrTimeout || c.ErrorType == ErrNetwork) && ev.intermittent(c) {
 			return "a flake (intermittent failures)"

@@ -187,6 +187,12 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		read(PathHint(*h.anchor), h.anchor.Line)
 	}
 	switch h.c.ErrorType {
+	case ErrTimeout:
+		if h.anchor == nil {
+			if l, ok := ev.slowChange(h.c); ok {
+				read(l.change.File, l.line)
+			}
+		}
 	case ErrOOM, ErrResourceExhaustion:
 		if l, _, ok := ev.retryStormChange(h.c); ok && h.c.ErrorType == ErrResourceExhaustion {
 			read(l.change.File, l.line)
@@ -259,6 +265,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	var manifest *ManifestField
 	var cfg, leak changeLine
 	var hasCfg, hasLeak bool
+	// slowPick: the line was chosen as the change most likely to slow the
+	// service (a query, a dropped index), not named by the failure.
+	slowPick := false
 	switch bucket {
 	case BucketCodeBug:
 		if c.ErrorType == ErrResourceExhaustion {
@@ -272,6 +281,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		}
 		if c.ErrorType == ErrTimeout && anchorPath == "" {
 			leak, hasLeak = ev.slowChange(c)
+			slowPick = hasLeak
 		}
 		if c.ErrorType == ErrDependency {
 			if l, ok := ev.dependencyChange(c); ok {
@@ -315,6 +325,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		rc.File, rc.Line = leak.change.File, leak.line
 		sourceRead = readAt(rc.File, rc.Line)
 		window = windowLines(reads[rc.File].Attrs["window"])
+		if len(window) == 0 {
+			window = []string{fmt.Sprintf("> %d  %s", leak.line, leak.text)} // the changed line itself
+		}
 		rc.Function = ""
 	case hasCfg:
 		rc.File, rc.Line = cfg.change.File, cfg.line
@@ -380,7 +393,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Corroborating:  families,
 		Contested:      contested,
 		Failures:       c.failures(),
-		HeuristicLine:  nearby || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
+		HeuristicLine:  nearby || slowPick || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)

@@ -117,6 +117,7 @@ var Catalogue = []Signature{
 	sig("gateway-timeout", "any", `504 Gateway Time-?out|upstream timed out|upstream request timeout|\bGatewayTimeout\b`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 48, "the upstream answered too slowly for the proxy (504)"),
 	sig("upstream-5xx", "any", `no healthy upstream|upstream connect error|502 Bad Gateway|503 Service Unavailable|upstream prematurely closed`, ErrDependency, BucketInfrastructure, RolePropagated, false, 45, "upstream failure reported by a proxy"),
 	sig("rate-limited", "any", `429 Too Many Requests|(?i)rate limit(?:ed| exceeded)|TooManyRequests|Throttling(?:Exception)?:`, ErrDependency, BucketInfrastructure, RoleCause, false, 60, "throttled by a dependency"),
+	sig("db-statement-timeout", "any", `PG::QueryCanceled|canceling statement due to statement timeout|SQLSTATE\s*57014|\(57014\)|QueryCanceledException|Query execution was interrupted|maximum statement execution time exceeded|Execution Timeout Expired|ORA-01013|statement timeout`, ErrTimeout, BucketCodeBug, RoleCause, false, 82, "database query cancelled by its statement timeout"),
 	sig("timeout-generic", "any", `(?i)\btimed? ?out\b|ETIMEDOUT|ESOCKETTIMEDOUT|Gateway Timeout`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 35, "timeout"),
 	sig("disk-full", "any", `(?i:no space left on device)|ENOSPC|(?i:disk quota exceeded)`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 85, "disk full"),
 
@@ -146,6 +147,14 @@ var blameCallee = map[string]bool{
 	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
 	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true, "rate-limited": true, "gateway-timeout": true,
 }
+
+// blameCaller: errors that, seen on a call, point at the caller's own
+// request — a query the database cancelled for running too long is slow
+// because of the query or the schema the caller's code owns.
+var blameCaller = map[string]bool{"db-statement-timeout": true}
+
+// BlamesCaller reports whether this error, seen on a call, points at the caller.
+func (s *Signature) BlamesCaller() bool { return s != nil && blameCaller[s.ID] }
 
 // BlamesCallee reports whether this error, seen on a call, points at the callee.
 func (s *Signature) BlamesCallee() bool { return s != nil && blameCallee[s.ID] }

@@ -124,6 +124,8 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 			prose = fmt.Sprintf("The parsing/validation at %s was changed and now rejects valid input; fix the parsing logic and add a test with the failing input.", loc)
 		case ErrResourceExhaustion, ErrOOM:
 			prose = leakProse(loc, lines, rc.Line, from)
+		case ErrTimeout:
+			prose = slowProse(loc, lineAt(lines, rc.Line, from), c.Service)
 		default:
 			prose = fmt.Sprintf("Fix the failing code at %s.", loc)
 		}
@@ -137,6 +139,15 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	fix.RegressionTest = fmt.Sprintf("Add a unit test for %s (%s) that feeds it the input that failed in production%s and asserts it no longer throws %s.",
 		fn, path.Base(firstNonEmpty(rc.File, c.Service)), sampleInput(c), firstNonEmpty(exception, string(c.ErrorType)))
 	fix.Steps = []string{"Apply the guard at " + loc, "Add the regression test", "Deploy and watch the error rate of " + c.Service}
+	if c.ErrorType == ErrTimeout && rc.File != "" {
+		if indexDropRE.MatchString(lineAt(lines, rc.Line, from)) {
+			fix.RegressionTest = "Run EXPLAIN on the failing query against a production-sized copy in CI (or a migration check) and fail when it plans a sequential scan of the table; keep every index a hot query needs until its replacement is in place and used."
+			fix.Steps = []string{"Recreate the dropped index concurrently (or an index whose leading columns match the query's filter)", "Confirm with EXPLAIN that the query uses it", "Watch query latency and statement-timeout cancellations of " + rc.Service}
+		} else {
+			fix.RegressionTest = fmt.Sprintf("Add a test that runs the code changed at %s over a realistic volume of data and asserts the number of queries (and their plans) stays bounded.", path.Base(rc.File))
+			fix.Steps = []string{"Revert or optimise the change at " + loc, "Add the query-count/plan test", "Watch latency and timeouts of " + rc.Service}
+		}
+	}
 	if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
 		if retryLine(lineAt(lines, rc.Line, from)) {
 			fix.RegressionTest = fmt.Sprintf("Add a test where the dependency called from %s times out for every request and assert the number of calls it receives stays within the retry budget (and that retries are spaced by a growing, jittered delay).", path.Base(rc.File))
@@ -259,4 +270,15 @@ func retryLine(text string) bool {
 		}
 	}
 	return false
+}
+
+// slowProse explains a timeout that follows a change to data access.
+func slowProse(loc, text, service string) string {
+	switch {
+	case indexDropRE.MatchString(text):
+		return fmt.Sprintf("The schema change at %s removed an index that %s's queries still need, so they fall back to scanning the table and run into the statement timeout. Recreate the index concurrently (or one whose leading columns match the query's filter) and confirm with EXPLAIN that the query uses it.", loc, service)
+	case queryCodeRE.MatchString(text):
+		return fmt.Sprintf("The change at %s made %s's data access slower (more queries or a costlier query per request) so requests run into their timeouts. Batch or eager-load the queries (no query per item), add the index the query needs, or revert the change.", loc, service)
+	}
+	return fmt.Sprintf("The change at %s made %s slower than its callers' timeouts. Revert or optimise it, and profile the request path it touches.", loc, service)
 }

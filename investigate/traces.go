@@ -442,7 +442,7 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 		} else if callee == "" && sig.BlamesCallee() {
 			callee = ext
 		}
-		blame := sig.BlamesCallee() || (isCall && (sig == nil || sig.Role != RoleCause || f.File == ""))
+		blame := !sig.BlamesCaller() && (sig.BlamesCallee() || (isCall && (sig == nil || sig.Role != RoleCause || f.File == "")))
 		if strings.HasPrefix(callee, "external:") {
 			// A third-party API failing is our service's dependency problem:
 			// the fix (failover, fallback, timeouts) is on our side.

@@ -58,6 +58,9 @@ type Options struct {
 	// LookupEnv resolves the variables named by ServerConfig.Env and
 	// ServerConfig.Headers (default os.LookupEnv).
 	LookupEnv func(string) (string, bool)
+	// ReadFile reads the files named by ServerConfig.HeaderFiles (default
+	// os.ReadFile).
+	ReadFile func(string) ([]byte, error)
 	// Header holds literal header values added to HTTP requests (a bearer
 	// token from a session secret, say). Values are never logged.
 	Header map[string]string
@@ -84,6 +87,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
+	}
+	if o.ReadFile == nil {
+		o.ReadFile = os.ReadFile
 	}
 	if o.MaxTextBytes <= 0 {
 		o.MaxTextBytes = DefaultMaxTextBytes
@@ -303,10 +309,23 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	life, cancel := context.WithCancel(context.Background())
 	var tr transport.Interface
 	switch c.cfg.Transport() {
-	case "stdio":
+	case TransportStdio:
 		tr = transport.NewStdioWithOptions(c.cfg.Command, nil, c.cfg.Args,
 			transport.WithCommandFunc(c.command),
 			transport.WithCommandLogger(c.opts.Logger))
+	case TransportSSE:
+		h, err := c.headers()
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		hc := &http.Client{Transport: &capTransport{base: c.opts.HTTPTransport, max: c.opts.MaxResponseBytes}}
+		t, err := transport.NewSSE(c.cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(h), transport.WithSSELogger(c.opts.Logger))
+		if err != nil {
+			cancel()
+			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, "mcp server "+c.cfg.Name+": url", err)
+		}
+		tr = t
 	default:
 		h, err := c.headers()
 		if err != nil {
@@ -411,18 +430,13 @@ func ChildEnv(names []string, lookup func(string) (string, bool)) []string {
 	return env
 }
 
-// headers resolves ServerConfig.Headers (header -> env var name) and the
-// literal Options.Header. A named variable that is unset is an error that
-// names the variable, not its value.
+// headers resolves ServerConfig.Headers and HeaderFiles (see
+// ServerConfig.HeaderValues) and adds the literal Options.Header. A
+// missing secret is an error that names the variable or file, not a value.
 func (c *Client) headers() (map[string]string, error) {
-	h := map[string]string{}
-	for name, env := range c.cfg.Headers {
-		v, ok := c.opts.LookupEnv(env)
-		if !ok || v == "" {
-			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured,
-				fmt.Sprintf("mcp server %s: header %s: environment variable %s is not set", c.cfg.Name, name, env), nil)
-		}
-		h[name] = v
+	h, err := c.cfg.HeaderValues(c.opts.LookupEnv, c.opts.ReadFile)
+	if err != nil {
+		return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, err.Error(), nil)
 	}
 	for k, v := range c.opts.Header {
 		h[k] = v

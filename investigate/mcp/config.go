@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -14,11 +17,15 @@ import (
 )
 
 // ServerConfig configures one MCP server. Exactly one of Command (a stdio
-// child process) or URL (streamable HTTP) is set.
+// child process) or URL (streamable HTTP, or SSE with Kind "sse") is set.
 type ServerConfig struct {
 	// Name identifies the server; tools are offered as <name>__<tool>.
 	// Lower-case letters, digits and dashes, at most 32 characters.
 	Name string `yaml:"name" json:"name"`
+	// Kind is the transport: "stdio", "http" (streamable HTTP) or "sse"
+	// (the older HTTP+SSE transport). Empty: stdio with Command, http with
+	// URL.
+	Kind string `yaml:"transport,omitempty" json:"transport,omitempty"`
 	// Command and Args start a stdio server.
 	Command string   `yaml:"command,omitempty" json:"command,omitempty"`
 	Args    []string `yaml:"args,omitempty" json:"args,omitempty"`
@@ -30,6 +37,14 @@ type ServerConfig struct {
 	// Headers maps an HTTP header name to the NAME of the environment
 	// variable holding its value (never the value itself).
 	Headers map[string]string `yaml:"headers,omitempty" json:"headers,omitempty"`
+	// HeaderFiles maps an HTTP header name to the path of a file holding
+	// its value (a mounted Secret), read at each connection; surrounding
+	// whitespace (the trailing newline) is dropped.
+	HeaderFiles map[string]string `yaml:"header_files,omitempty" json:"header_files,omitempty"`
+	// HeaderPrefix maps a header of Headers or HeaderFiles to literal text
+	// put before its secret value ("Bearer "), so the secret can be the
+	// bare token.
+	HeaderPrefix map[string]string `yaml:"header_prefix,omitempty" json:"header_prefix,omitempty"`
 	// Tools is the allowlist of tool names that may be called. Empty means
 	// the built-in read-only list of a known server (see KnownServers), and
 	// nothing for any other server.
@@ -69,6 +84,14 @@ var (
 	ErrInvalidTimeout = errors.New("invalid timeout")
 	ErrTooMany        = errors.New("too many entries")
 	ErrDuplicate      = errors.New("duplicate server name")
+	ErrInvalidKind    = errors.New("invalid transport")
+)
+
+// Transports (ServerConfig.Kind).
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
 )
 
 // ConfigError names the server and the field that is wrong.
@@ -93,12 +116,15 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Transport reports "stdio" or "http".
+// Transport reports "stdio", "http" or "sse".
 func (c ServerConfig) Transport() string {
-	if c.Command != "" {
-		return "stdio"
+	switch {
+	case c.Kind != "":
+		return c.Kind
+	case c.Command != "":
+		return TransportStdio
 	}
-	return "http"
+	return TransportHTTP
 }
 
 // CallTimeout is the per-call timeout with its default applied.
@@ -125,6 +151,19 @@ func (c ServerConfig) Validate() error {
 	case hasCmd && hasURL:
 		return bad("command/url", ErrTwoTransports, "")
 	}
+	switch c.Kind {
+	case "":
+	case TransportStdio:
+		if !hasCmd {
+			return bad("transport", ErrInvalidKind, "stdio needs command (and args), not url")
+		}
+	case TransportHTTP, TransportSSE:
+		if !hasURL {
+			return bad("transport", ErrInvalidKind, c.Kind+" needs url, not command")
+		}
+	default:
+		return bad("transport", ErrInvalidKind, fmt.Sprintf("%q: want http, sse or stdio", truncate(c.Kind, 20)))
+	}
 	if hasURL {
 		u, err := url.Parse(c.URL)
 		if err != nil {
@@ -141,7 +180,7 @@ func (c ServerConfig) Validate() error {
 		}
 	}
 	if hasCmd {
-		if len(c.Headers) > 0 {
+		if len(c.Headers) > 0 || len(c.HeaderFiles) > 0 {
 			return bad("headers", ErrInvalidHeader, "headers apply to url servers only")
 		}
 		if len(c.Args) > MaxArgs {
@@ -156,15 +195,36 @@ func (c ServerConfig) Validate() error {
 			return bad("env", ErrInvalidEnv, fmt.Sprintf("%q is not a variable name (list names, not NAME=value)", truncate(e, 40)))
 		}
 	}
-	if len(c.Headers) > MaxHeaders {
+	if len(c.Headers)+len(c.HeaderFiles) > MaxHeaders {
 		return bad("headers", ErrTooMany, fmt.Sprintf("at most %d", MaxHeaders))
 	}
-	for h, env := range c.Headers {
+	for _, h := range sortedKeys(c.Headers) {
 		if !headerNameRE.MatchString(h) {
 			return bad("headers", ErrInvalidHeader, fmt.Sprintf("%q is not a header name", truncate(h, 40)))
 		}
-		if !envNameRE.MatchString(env) {
+		if !envNameRE.MatchString(c.Headers[h]) {
 			return bad("headers", ErrInvalidHeader, fmt.Sprintf("header %s: the value must name an environment variable, not hold the secret", h))
+		}
+	}
+	for _, h := range sortedKeys(c.HeaderFiles) {
+		if !headerNameRE.MatchString(h) {
+			return bad("headers", ErrInvalidHeader, fmt.Sprintf("%q is not a header name", truncate(h, 40)))
+		}
+		if _, dup := c.Headers[h]; dup {
+			return bad("headers", ErrInvalidHeader, fmt.Sprintf("header %s: both an environment variable and a file", h))
+		}
+		if p := c.HeaderFiles[h]; !filepath.IsAbs(p) || strings.ContainsAny(p, "\x00\n") {
+			return bad("headers", ErrInvalidHeader, fmt.Sprintf("header %s: the file must be an absolute path", h))
+		}
+	}
+	for _, h := range sortedKeys(c.HeaderPrefix) {
+		_, env := c.Headers[h]
+		_, file := c.HeaderFiles[h]
+		if !env && !file {
+			return bad("headers", ErrInvalidHeader, fmt.Sprintf("header %s: a prefix without a value", truncate(h, 40)))
+		}
+		if p := c.HeaderPrefix[h]; len(p) > 64 || strings.ContainsAny(p, "\r\n\x00") {
+			return bad("headers", ErrInvalidHeader, fmt.Sprintf("header %s: the prefix must be one line of at most 64 bytes", h))
 		}
 	}
 	if len(c.Tools) > MaxAllowlist {
@@ -267,6 +327,62 @@ func ParseServers(data []byte) ([]ServerConfig, error) {
 		seen[c.Name] = true
 	}
 	return out, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HeaderValues resolves the secret headers: Headers from the environment
+// (lookup), HeaderFiles from files (readFile), each behind its
+// HeaderPrefix. An unset variable or unreadable file is an error naming the
+// variable or the path, never a value.
+func (c ServerConfig) HeaderValues(lookup func(string) (string, bool), readFile func(string) ([]byte, error)) (map[string]string, error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	h := make(map[string]string, len(c.Headers)+len(c.HeaderFiles))
+	for _, name := range sortedKeys(c.Headers) {
+		env := c.Headers[name]
+		v, ok := lookup(env)
+		if v = strings.TrimSpace(v); !ok || v == "" {
+			return nil, fmt.Errorf("mcp server %s: header %s: environment variable %s is not set", c.Name, name, env)
+		}
+		h[name] = c.HeaderPrefix[name] + v
+	}
+	for _, name := range sortedKeys(c.HeaderFiles) {
+		path := c.HeaderFiles[name]
+		b, err := readFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %s: header %s: file %s cannot be read: %w", c.Name, name, path, pathErr(err))
+		}
+		v := strings.TrimSpace(string(b))
+		switch {
+		case v == "":
+			return nil, fmt.Errorf("mcp server %s: header %s: file %s is empty", c.Name, name, path)
+		case strings.ContainsAny(v, "\r\n\x00"):
+			return nil, fmt.Errorf("mcp server %s: header %s: file %s holds more than one line", c.Name, name, path)
+		}
+		h[name] = c.HeaderPrefix[name] + v
+	}
+	return h, nil
+}
+
+// pathErr keeps the reason of a file error without repeating the path.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func truncate(s string, n int) string {
