@@ -349,6 +349,14 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		}
 	}
 	rc.Bucket = bucket
+	unresolved := ""
+	if hasCfg && (c.Signature == "dns" || c.Signature == "java-unknownhost") {
+		if unresolved = hostNamedIn(c, cfg.text); unresolved != "" {
+			// The name that does not resolve is the one a changed setting
+			// holds: a misconfiguration, not a network fault.
+			rc.ErrorType = ErrConfig
+		}
+	}
 	if ciSystemRE.MatchString(rc.Service) {
 		// A CI runner reports the failure; the project under test owns it.
 		for _, hsvc := range hintsOf(issue, ev.known) {
@@ -399,6 +407,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
 	rc.Band, res.ConfidenceNote = Govern(rc.ClaimedBand, in)
 	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact, ev.onset)
+	if unresolved != "" {
+		rc.Description += fmt.Sprintf(" The host %s does not resolve, and the changed setting at %s:%d is what names it: check it for a typo.", unresolved, rc.File, rc.Line)
+	}
 	res.RootCause = rc
 	res.Evidence = pickEvidence(c, ev, anchorPath, manifest, change, hasChange)
 	res.Fix = e.buildFix(ev, h, rc, window, col, manifest)
@@ -955,4 +966,21 @@ func approxDuration(d time.Duration) string {
 		return fmt.Sprintf("%d hours", int(d.Hours()))
 	}
 	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+var hostnameRE = regexp.MustCompile(`\b[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}[a-zA-Z0-9])?)+\b`)
+
+// hostNamedIn returns a host name the candidate's failures quote that the
+// text (a changed configuration line) also holds.
+func hostNamedIn(c *candidate, text string) string {
+	text = strings.ToLower(text)
+	for _, f := range c.Support {
+		for _, h := range hostnameRE.FindAllString(f.Quote+" "+f.Attrs["causes"], 8) {
+			h = strings.ToLower(h)
+			if strings.Count(h, ".") >= 1 && !strings.ContainsAny(h[:1], "0123456789") && strings.Contains(text, h) {
+				return h
+			}
+		}
+	}
+	return ""
 }

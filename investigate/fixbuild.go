@@ -175,6 +175,9 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 	c := h.c
 	fix := Fix{}
 	switch {
+	case rc.ErrorType == ErrConfig && (c.Signature == "dns" || c.Signature == "java-unknownhost") && rc.File != "":
+		fix.Summary = fmt.Sprintf("The host name %s's changed setting points at does not resolve (%s). Abort or roll back the rollout now, then correct the host name at %s:%d (check it for a typo against the Service's real DNS name) and roll out again.", c.Service, Quote(bestQuote(c), 120), rc.File, rc.Line)
+		fix.Steps = []string{"Abort the canary / roll back the rollout", fmt.Sprintf("Fix the host name at %s:%d", rc.File, rc.Line), "Resolve it from a pod (nslookup) before rolling out again", "Make the readiness probe or the rollout analysis check the dependency's connection"}
 	case c.ErrorType == ErrOOM:
 		peak := 0.0
 		for _, f := range c.Support {

@@ -4,6 +4,8 @@
 package capset
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/autoheal/autoheal/investigate"
@@ -26,9 +28,33 @@ type Options struct {
 	// MCP shares MCP connections process-wide (nil: the Kubernetes
 	// capability's own shared manager).
 	MCP *mcp.Manager
-	// MCPServers are the operator's MCP servers; the one named "kubernetes"
-	// backs the Kubernetes capability when no k8s_mcp_url is set.
+	// MCPServers are the operator's MCP servers (the mcp_servers: section
+	// of the config file). The one named "kubernetes" backs the Kubernetes
+	// capability when no k8s_mcp_url is set; Build offers the tools of the
+	// others as <name>__<tool>.
 	MCPServers []mcp.ServerConfig
+}
+
+// ErrNoManager is returned by Build for MCP servers without Options.MCP.
+var ErrNoManager = errors.New("capset: MCP servers need Options.MCP (the process-wide connection manager)")
+
+// Build is FromConfig plus one capability per MCP server of
+// opts.MCPServers other than the Kubernetes one, connected through opts.MCP
+// in parallel within ctx so that their tool lists are known. A server that
+// cannot be reached still yields a capability reporting itself unavailable
+// with the reason; the error is for configurations the manager refuses.
+func Build(ctx context.Context, cfg map[string]string, opts Options) ([]investigate.Capability, error) {
+	var extra []investigate.Capability
+	var err error
+	if len(opts.MCPServers) > 0 {
+		if opts.MCP == nil {
+			err = ErrNoManager
+		} else {
+			extra, err = opts.MCP.Capabilities(ctx, opts.MCPServers, k8s.ServerName)
+		}
+	}
+	opts.Extra = append(append([]investigate.Capability(nil), opts.Extra...), extra...)
+	return FromConfig(cfg, opts), err
 }
 
 // FromConfig returns every capability; those whose keys are missing report

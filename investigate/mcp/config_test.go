@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -136,4 +137,137 @@ func TestSanitizeSchema(t *testing.T) {
 	assert.Error(t, CheckSchemaObject([]byte(`{"type":"object","properties":{"a":1}}`)))
 	assert.Error(t, CheckSchemaObject([]byte(`{"type":"array"}`)))
 	assert.Error(t, CheckSchemaObject([]byte(`{"type":"object","required":"a"}`)))
+}
+
+func TestParseConfigFile(t *testing.T) {
+	yml := `# AUTOHEAL_CONFIG
+routing:
+  default_channel: C0INCIDENTS
+mcp_servers:
+  - name: argocd
+    url: http://argocd-mcp.argocd.svc:8080/mcp
+    headers:
+      Authorization: ARGOCD_MCP_AUTH
+      X-Api-Key: {env: ARGOCD_API_KEY, prefix: "Key "}
+      X-Token: {file: /var/run/secrets/argocd/token}
+    tools: [list_applications, get_application]
+    timeout: 15s
+  - name: legacy
+    transport: sse
+    url: https://legacy.example.com/sse
+    tools: [search]
+  - name: kubernetes
+    transport: stdio
+    command: kubernetes-mcp-server
+    args: [--read-only]
+    env: [KUBECONFIG]
+`
+	got, err := ParseConfigFile("config.yaml", []byte(yml))
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	a := got[0]
+	assert.Equal(t, "http", a.Transport())
+	assert.Equal(t, map[string]string{"Authorization": "ARGOCD_MCP_AUTH", "X-Api-Key": "ARGOCD_API_KEY"}, a.Headers)
+	assert.Equal(t, map[string]string{"X-Token": "/var/run/secrets/argocd/token"}, a.HeaderFiles)
+	assert.Equal(t, map[string]string{"X-Api-Key": "Key "}, a.HeaderPrefix)
+	assert.Equal(t, []string{"list_applications", "get_application"}, a.Tools)
+	assert.Equal(t, 15*time.Second, a.Timeout)
+	assert.Equal(t, "sse", got[1].Transport())
+	assert.Equal(t, "stdio", got[2].Transport())
+	assert.Equal(t, []string{"--read-only"}, got[2].Args)
+	assert.Equal(t, []string{"KUBECONFIG"}, got[2].Env)
+
+	none, err := ParseConfigFile("config.yaml", []byte("routing:\n  default_channel: C0INCIDENTS\n"))
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	none, err = ParseConfigFile("config.yaml", []byte("mcp_servers:\n"))
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
+
+func TestParseConfigFileErrorsNameTheLine(t *testing.T) {
+	yml := `mcp_servers:
+  - name: argocd
+    url: http://argocd/mcp
+    token: abc
+    headers:
+      Authorization: Bearer s3cr3t-value
+      X-Both: {env: A, file: /x}
+      X-Rel: {file: token.txt}
+      X-Odd: {env: A, secret: b}
+  - name: argocd
+    url: http://other/mcp
+  - name: Bad_Name
+    url: http://x/mcp
+  - name: mixed
+    transport: stdio
+    url: http://x/mcp
+  - name: neither
+    tools: [ok, "rm -rf"]
+    timeout: soon
+  - url: http://nameless/mcp
+`
+	_, err := ParseConfigFile("/etc/autoheal/config.yaml", []byte(yml))
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{
+		`/etc/autoheal/config.yaml:4: mcp_servers[0].token: unknown key "token" (known: args, command, env, headers, name, timeout, tools, transport, url)`,
+		`/etc/autoheal/config.yaml:6: mcp_servers[0].headers.Authorization: the value must name an environment variable`,
+		`/etc/autoheal/config.yaml:7: mcp_servers[0].headers.X-Both: want exactly one of env: VARIABLE or file: /path`,
+		`/etc/autoheal/config.yaml:8: mcp_servers[0].headers.X-Rel: file: want an absolute path`,
+		`/etc/autoheal/config.yaml:9: mcp_servers[0].headers.X-Odd.secret: unknown key "secret" (known: env, file, prefix)`,
+		`/etc/autoheal/config.yaml:12: mcp_servers[2].name: "Bad_Name": want lower-case letters`,
+		`/etc/autoheal/config.yaml:14: mcp_servers[3].transport: invalid transport: stdio needs command`,
+		`/etc/autoheal/config.yaml:18: mcp_servers[4].tools[1]: "rm -rf" is not a tool name`,
+		`/etc/autoheal/config.yaml:19: mcp_servers[4].timeout: "soon": want a duration`,
+		`/etc/autoheal/config.yaml:20: mcp_servers[5].name: is required`,
+	} {
+		assert.Contains(t, msg, want)
+	}
+	assert.NotContains(t, msg, "s3cr3t", "a secret pasted in place of a variable name is not echoed")
+
+	// A name used twice is reported once the first server is valid.
+	_, err = ParseConfigFile("c.yaml", []byte("mcp_servers:\n  - {name: a, url: 'http://x/mcp', tools: [t]}\n  - {name: a, url: 'http://y/mcp'}\n"))
+	assert.ErrorContains(t, err, `c.yaml:3: mcp_servers[1].name: server name "a" is also used by mcp_servers[0]`)
+	_, err = ParseConfigFile("c.yaml", []byte("mcp_servers: {name: a}\n"))
+	assert.ErrorContains(t, err, "c.yaml:1: mcp_servers: must be a list of servers")
+	_, err = ParseConfigFile("c.yaml", []byte("mcp_servers:\n  - {name: n, command: x, headers: {A: B}}\n"))
+	assert.ErrorContains(t, err, "c.yaml:2: mcp_servers[0].headers: invalid header: headers apply to url servers only")
+	_, err = ParseConfigFile("c.yaml", []byte("mcp_servers: [\n"))
+	assert.ErrorContains(t, err, "c.yaml: ")
+}
+
+func TestHeaderValues(t *testing.T) {
+	dir := t.TempDir()
+	file := dir + "/token"
+	require.NoError(t, os.WriteFile(file, []byte("from-file\n"), 0o600))
+	c := ServerConfig{Name: "a", URL: "http://x/mcp",
+		Headers:      map[string]string{"Authorization": "A_TOKEN"},
+		HeaderFiles:  map[string]string{"X-Token": file},
+		HeaderPrefix: map[string]string{"Authorization": "Bearer ", "X-Token": "Key "}}
+	require.NoError(t, c.Validate())
+	env := map[string]string{"A_TOKEN": "from-env"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	h, err := c.HeaderValues(lookup, nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"Authorization": "Bearer from-env", "X-Token": "Key from-file"}, h)
+
+	delete(env, "A_TOKEN")
+	_, err = c.HeaderValues(lookup, nil)
+	assert.ErrorContains(t, err, "environment variable A_TOKEN is not set")
+	env["A_TOKEN"] = "from-env"
+	c.HeaderFiles["X-Token"] = dir + "/missing"
+	_, err = c.HeaderValues(lookup, nil)
+	assert.ErrorContains(t, err, "file "+dir+"/missing cannot be read")
+	require.NoError(t, os.WriteFile(file, []byte("two\nlines-of-secret\n"), 0o600))
+	c.HeaderFiles["X-Token"] = file
+	_, err = c.HeaderValues(lookup, nil)
+	assert.ErrorContains(t, err, "holds more than one line")
+	assert.NotContains(t, err.Error(), "lines-of-secret")
+
+	assert.ErrorIs(t, ServerConfig{Name: "a", URL: "http://x", Headers: map[string]string{"A": "X"}, HeaderFiles: map[string]string{"A": "/f"}}.Validate(), ErrInvalidHeader)
+	assert.ErrorIs(t, ServerConfig{Name: "a", URL: "http://x", HeaderFiles: map[string]string{"A": "rel/f"}}.Validate(), ErrInvalidHeader)
+	assert.ErrorIs(t, ServerConfig{Name: "a", URL: "http://x", HeaderPrefix: map[string]string{"A": "Bearer "}}.Validate(), ErrInvalidHeader)
+	assert.ErrorIs(t, ServerConfig{Name: "a", URL: "http://x", Kind: "websocket"}.Validate(), ErrInvalidKind)
+	assert.ErrorIs(t, ServerConfig{Name: "a", Command: "x", Kind: "sse"}.Validate(), ErrInvalidKind)
 }
