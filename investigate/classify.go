@@ -17,6 +17,9 @@ const quietAfterChange = 6 * time.Hour
 func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine int) Bucket {
 	c := h.c
 	sig := SignatureByID(c.Signature)
+	if _, _, _, ok := ev.contractBreak(c); ok {
+		return BucketCodeBug // consumers misread data since a producer changed the shared schema
+	}
 	switch c.ErrorType {
 	case ErrRace:
 		return BucketFlake

@@ -3,6 +3,7 @@ package investigate
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -186,6 +187,9 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	if h.anchor != nil {
 		read(PathHint(*h.anchor), h.anchor.Line)
 	}
+	if l, _, _, ok := ev.contractBreak(h.c); ok {
+		read(l.change.File, l.line)
+	}
 	switch h.c.ErrorType {
 	case ErrTimeout:
 		if h.anchor == nil {
@@ -268,9 +272,15 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	// slowPick: the line was chosen as the change most likely to slow the
 	// service (a query, a dropped index), not named by the failure.
 	slowPick := false
+	var brokenFor []string // consumers of a shared schema a producer changed
 	switch bucket {
 	case BucketCodeBug:
-		if c.ErrorType == ErrResourceExhaustion {
+		if l, owner, consumers, ok := ev.contractBreak(c); ok {
+			leak, hasLeak = l, true
+			rc.Service, rc.ErrorType = owner, ErrDataValidation
+			brokenFor = consumers
+		}
+		if !hasLeak && c.ErrorType == ErrResourceExhaustion {
 			var caller string
 			if leak, caller, hasLeak = ev.retryStormChange(c); hasLeak {
 				rc.Service = caller // the caller whose retries multiply the load
@@ -407,6 +417,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
 	rc.Band, res.ConfidenceNote = Govern(rc.ClaimedBand, in)
 	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact, ev.onset)
+	if len(brokenFor) > 0 {
+		rc.Description = fmt.Sprintf("%s changed the shared schema %s (%s:%d, in %s) incompatibly: %s, built against the previous version, now decode its messages wrong and fail. Evidence: %q.",
+			rc.Service, path.Base(rc.File), rc.File, rc.Line, change.Quote, strings.Join(brokenFor, " and "), Quote(bestQuote(c), 160))
+	}
 	if unresolved != "" {
 		rc.Description += fmt.Sprintf(" The host %s does not resolve, and the changed setting at %s:%d is what names it: check it for a typo.", unresolved, rc.File, rc.Line)
 	}

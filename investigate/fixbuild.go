@@ -115,12 +115,16 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 		loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
 	}
 	if prose == "" {
-		switch c.ErrorType {
+		switch rc.ErrorType {
 		case ErrNullPointer:
 			prose = fmt.Sprintf("A null/undefined value is dereferenced at %s. Check for null (or use a safe default) before using it, and decide what the request should get when the value is missing.", loc)
 		case ErrRuntime:
 			prose = fmt.Sprintf("%s is raised at %s. Validate the inputs that reach this line and handle the failing case explicitly.", firstNonEmpty(exception, "A runtime error"), loc)
 		case ErrDataValidation:
+			if schemaFileRE.MatchString(rc.File) {
+				prose = fmt.Sprintf("The schema change at %s is not backward compatible: consumers built against the previous version misread the new messages. Restore the original field numbers/names (never renumber or reuse a field; add new fields with new numbers and mark removed ones reserved), release the schema, and add a compatibility check (buf breaking, a schema-registry compatibility mode) to CI.", loc)
+				break
+			}
 			prose = fmt.Sprintf("The parsing/validation at %s was changed and now rejects valid input; fix the parsing logic and add a test with the failing input.", loc)
 		case ErrResourceExhaustion, ErrOOM:
 			prose = leakProse(loc, lines, rc.Line, from)
@@ -139,6 +143,10 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	fix.RegressionTest = fmt.Sprintf("Add a unit test for %s (%s) that feeds it the input that failed in production%s and asserts it no longer throws %s.",
 		fn, path.Base(firstNonEmpty(rc.File, c.Service)), sampleInput(c), firstNonEmpty(exception, string(c.ErrorType)))
 	fix.Steps = []string{"Apply the guard at " + loc, "Add the regression test", "Deploy and watch the error rate of " + c.Service}
+	if rc.ErrorType == ErrDataValidation && schemaFileRE.MatchString(rc.File) {
+		fix.RegressionTest = fmt.Sprintf("Add a schema compatibility check to CI (e.g. buf breaking against the last released %s, or the schema registry's BACKWARD mode) so a renumbered, retyped or renamed field fails the build.", path.Base(rc.File))
+		fix.Steps = []string{"Restore the previous field numbers/names at " + loc + " and release the schema", "Replay or re-drive the messages the consumers rejected (dead letters)", "Add the compatibility check to CI"}
+	}
 	if c.ErrorType == ErrTimeout && rc.File != "" {
 		if indexDropRE.MatchString(lineAt(lines, rc.Line, from)) {
 			fix.RegressionTest = "Run EXPLAIN on the failing query against a production-sized copy in CI (or a migration check) and fail when it plans a sequential scan of the table; keep every index a hot query needs until its replacement is in place and used."
