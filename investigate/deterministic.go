@@ -357,6 +357,13 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 				nearby = true
 			}
 		}
+		// A race on a shared object is fixed where the object is shared:
+		// its static/singleton declaration in the window read.
+		if c.ErrorType == ErrRace {
+			if n := sharedDeclaration(window); n > 0 {
+				rc.Line = n
+			}
+		}
 	}
 	rc.Bucket = bucket
 	unresolved := ""
@@ -997,4 +1004,24 @@ func hostNamedIn(c *candidate, text string) string {
 		}
 	}
 	return ""
+}
+
+// sharedDeclRE: a field holding one instance of a non-thread-safe type for
+// every thread (a static formatter, a shared map or calendar).
+var sharedDeclRE = regexp.MustCompile(`\bstatic\b[^=(]*\b(?:SimpleDateFormat|DateFormat|DecimalFormat|NumberFormat|Calendar|GregorianCalendar|HashMap|ArrayList|LinkedList|HashSet|TreeMap|StringBuilder|MessageDigest|Random)\b`)
+
+// sharedDeclaration returns the line number of such a field in a source
+// window ("> 20  code" / "  16  code" rows), 0 when there is none.
+func sharedDeclaration(window []string) int {
+	for _, row := range window {
+		t := strings.TrimLeft(row, "> ")
+		var n int
+		if _, err := fmt.Sscanf(t, "%d", &n); err != nil {
+			continue
+		}
+		if sharedDeclRE.MatchString(t) {
+			return n
+		}
+	}
+	return 0
 }

@@ -60,6 +60,7 @@ func TextFinding(kind FindingKind, family Family, service, text string, at time.
 	if top, ok := TopAppFrame(f.Frames); ok {
 		f.File, f.Line, f.Function = top.File, top.Line, top.Function
 	}
+	f.Frames = raceSiteFirst(&f, f.Frames)
 	if len(f.Frames) > 12 {
 		f.Frames = f.Frames[:12]
 	}
@@ -119,4 +120,18 @@ func causeLines(text string) string {
 		out = append(out, strings.TrimSpace(m[1]))
 	}
 	return strings.Join(out, "\n")
+}
+
+// raceSiteFirst anchors a race on the code that uses the shared object: the
+// application frame calling into it goes first (and becomes the location).
+func raceSiteFirst(f *Finding, frames []Frame) []Frame {
+	if f.ErrorType != ErrRace {
+		return frames
+	}
+	site, ok := RaceSite(frames)
+	if !ok {
+		return frames
+	}
+	f.File, f.Line, f.Function = site.File, site.Line, site.Function
+	return append([]Frame{site}, frames...)
 }

@@ -47,6 +47,9 @@ var Catalogue = []Signature{
 	// Java / JVM
 	sig("java-npe", "java", `java\.lang\.NullPointerException|\bNullPointerException\b`, ErrNullPointer, BucketCodeBug, RoleCause, false, 90, "Java NullPointerException"),
 	sig("java-oom", "java", `java\.lang\.OutOfMemoryError`, ErrOOM, BucketInfrastructure, RoleCause, true, 85, "JVM OutOfMemoryError"),
+	// java.text formatters and calendars keep parse state in the instance:
+	// unchecked exceptions from inside them mean several threads share one.
+	sig("java-shared-formatter", "java", `(?s)(?:NumberFormatException|ArrayIndexOutOfBoundsException|StringIndexOutOfBoundsException)\b.*?(?:java\.text\.(?:DigitList|DecimalFormat|SimpleDateFormat)\.|sun\.util\.calendar\.|java\.util\.GregorianCalendar\.)`, ErrRace, BucketFlake, RoleCause, false, 89, "non-thread-safe formatter shared between threads"),
 	sig("java-cme", "java", `ConcurrentModificationException`, ErrRace, BucketFlake, RoleCause, false, 88, "concurrent modification of a collection"),
 	sig("java-hikari", "java", `HikariPool-\d+ - Connection is not available|Connection is not available, request timed out|Timeout waiting for (?:idle object|connection from pool)|Cannot get a connection, pool error|Unable to acquire JDBC Connection`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "database connection pool exhausted"),
 	sig("java-numberformat", "java", `NumberFormatException`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "unparseable number in input data"),

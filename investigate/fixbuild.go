@@ -54,11 +54,18 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			cond += fmt.Sprintf(": %q", Quote(q, 120))
 		}
 		cond += "; no deploy or configuration change correlates with them"
-		return Fix{
+		fix := Fix{
 			Summary: fmt.Sprintf("Intermittent %s in %s: a flake, not a regression. Track it, make the operation tolerate it (retry with backoff / idempotency, or fix the race), and do not roll back.", strings.ReplaceAll(string(c.ErrorType), "_", " "), c.Service),
 			Flake:   &FlakeReport{Frequency: freq, Conditions: cond, FirstSeen: t0, LastSeen: t1},
 			Steps:   []string{"Record the flake with its frequency and conditions", "Add a retry with backoff or fix the race at the failing call", "Watch the error ratio; escalate if it grows"},
 		}
+		if decl := sharedDeclRE.FindString(windowLine(window, rc.Line)); decl != "" && rc.File != "" {
+			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			fix.Summary = fmt.Sprintf("The object declared at %s (%s) is shared by every thread but is not thread-safe: concurrent calls corrupt its internal state and fail with varying exceptions (or silently return wrong values). Replace it with a thread-safe equivalent (java.time.DateTimeFormatter for formatters, a ConcurrentHashMap for maps), or give each thread its own instance (ThreadLocal / a local variable). A rollback only helps if a recent change added the concurrency; the shared instance is the defect.", loc, strings.TrimSpace(decl))
+			fix.Steps = []string{"Replace the shared instance at " + loc + " with an immutable/thread-safe one", "Add a concurrency test that calls it from many threads and compares results", "Watch the error ratio of " + c.Service}
+			fix.RegressionTest = fmt.Sprintf("Call the code using the object at %s from 32 threads with known inputs and assert every result equals the single-threaded one.", path.Base(rc.File))
+		}
+		return fix
 	}
 	return Fix{Summary: "The evidence does not show a clear fix yet; see the confidence note for what would help."}
 }
@@ -292,4 +299,18 @@ func slowProse(loc, text, service string) string {
 		return fmt.Sprintf("The change at %s made %s's data access slower (more queries or a costlier query per request) so requests run into their timeouts. Batch or eager-load the queries (no query per item), add the index the query needs, or revert the change.", loc, service)
 	}
 	return fmt.Sprintf("The change at %s made %s slower than its callers' timeouts. Revert or optimise it, and profile the request path it touches.", loc, service)
+}
+
+// windowLine is the code of line n in a source window ("> 20  code" rows).
+func windowLine(window []string, n int) string {
+	for _, row := range window {
+		t := strings.TrimLeft(row, "> ")
+		var k int
+		if _, err := fmt.Sscanf(t, "%d", &k); err == nil && k == n {
+			if i := strings.Index(t, "  "); i >= 0 {
+				return t[i+2:]
+			}
+		}
+	}
+	return ""
 }

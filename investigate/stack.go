@@ -228,3 +228,26 @@ func PathHint(f Frame) string {
 	}
 	return strings.TrimPrefix(path.Clean(file), "/")
 }
+
+// threadUnsafeFrameRE: library frames of objects that are not safe to share
+// between threads (java.text formatters, calendars).
+var threadUnsafeFrameRE = regexp.MustCompile(`^(?:java\.base/)?(?:java\.text\.(?:DigitList|DecimalFormat|SimpleDateFormat|DateFormat|NumberFormat)|sun\.util\.calendar\.|java\.util\.(?:GregorianCalendar|Calendar))`)
+
+// RaceSite returns the application frame that called into a non-thread-safe
+// library object — where the shared instance is used — if the stack has one.
+func RaceSite(frames []Frame) (Frame, bool) {
+	for i, f := range frames {
+		if !threadUnsafeFrameRE.MatchString(f.Function) {
+			continue
+		}
+		for _, g := range frames[i+1:] {
+			if threadUnsafeFrameRE.MatchString(g.Function) {
+				continue
+			}
+			if !IsLibraryFrame(g) {
+				return g, true
+			}
+		}
+	}
+	return Frame{}, false
+}

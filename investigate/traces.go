@@ -419,6 +419,7 @@ func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
 		f.File, f.Line, f.Function = file, line, fn
 		f.Frames = append([]Frame{{File: file, Line: line, Function: fn}}, f.Frames...)
 	}
+	f.Frames = raceSiteFirst(&f, f.Frames)
 	if len(f.Frames) > 12 {
 		f.Frames = f.Frames[:12]
 	}
