@@ -43,10 +43,27 @@ const (
 // runDemo is `bot demo`: the whole Slack flow of one scenario against the
 // simulators, with the same wiring as `bot serve`. A mention scenario is
 // delivered as a mention; an alert scenario is POSTed to the bot's own
-// Alertmanager webhook. With --listen the demo keeps running and accepts
-// webhooks (curl, a real Alertmanager) on that address, printing threads as
-// they change, until SIGINT/SIGTERM.
+// Alertmanager webhook. Then (--approve, the default) an approver clicks
+// Approve on the result through the Slack simulator, the bot opens the pull
+// request on the GitHub simulator, and the alert fires again to show that
+// the thread and the pull request converge (see demoApproval). With
+// --listen the demo keeps running and accepts webhooks (curl, a real
+// Alertmanager) on that address, printing threads as they change, until
+// SIGINT/SIGTERM.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return demo(ctx, args, stdout, stderr, demoHooks{})
+}
+
+// demoHooks let tests plant a known GitHub token and look at the
+// simulators before they stop.
+type demoHooks struct {
+	// GitHubToken replaces the random token the GitHub simulator accepts.
+	GitHubToken string
+	// Inspect is called with the simulators once the flow is done.
+	Inspect func(*harness.Backends)
+}
+
+func demo(ctx context.Context, args []string, stdout, stderr io.Writer, hooks demoHooks) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	scen := fs.String("scenario", "", "scenario directory (required)")
@@ -54,6 +71,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	listen := fs.String("listen", "", "keep running and accept Alertmanager webhooks at http://ADDR"+alerts.Path+" (e.g. 127.0.0.1:9095)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up when no result is posted within this time")
 	verbose := fs.Bool("v", false, "show the bot's logs")
+	approve := fs.Bool("approve", true, "after the result, an approver clicks Approve: show the pull request the bot opens on the GitHub simulator, then a re-fire of the alert (--approve=false stops at the buttons; not with --listen)")
 	lf := addLLMFlags(fs, true)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -72,6 +90,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *verbose {
 		level = slog.LevelDebug
 	}
+	// Everything printed is kept to check that no token leaked into it.
+	printed := &printedText{}
+	stdout, stderr = printed.tee(stdout), printed.tee(stderr)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log) // libraries logging to the default logger stay quiet too
 
@@ -104,11 +125,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer slackSim.Close()
 
 	githubToken := "ghp_" + randomHex(18) // the GitHub simulator accepts only this one
+	if hooks.GitHubToken != "" {
+		githubToken = hooks.GitHubToken
+	}
 	backends, err := harness.Start(s, harness.Options{Transcript: tr, GitHubToken: githubToken, Logger: log})
 	if err != nil {
 		return err
 	}
 	defer backends.Close()
+	if hooks.Inspect != nil {
+		defer hooks.Inspect(backends) // before the simulators stop
+	}
 	defer func() { _ = k8s.CloseShared() }() // before the simulators stop
 
 	rdb, prefix, closeRedis, err := demoRedis(ctx)
@@ -125,15 +152,22 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *listen != "" {
 		addr = *listen
 	}
+	// Every alert goes to #incidents and is investigated.
+	routing := alerts.DefaultRouting(demoChannel)
+	if *listen == "" && *approve {
+		// The scripted run repeats the notification seconds later: a short
+		// dedupe window lets the repeat count as a new fire, as Alertmanager's
+		// repeat_interval does hours later in production.
+		routing.DedupeWindow = demoDedupeWindow
+	}
 	env := serveEnv{
 		AppToken: slackSim.AppToken(), BotToken: slackSim.BotToken(), SlackAPIURL: slackSim.APIURL(),
 		RedisPrefix: prefix, EncryptionKey: key,
 		Approvers: remediate.Approvers{Users: []string{demoApprover}},
 		MinBand:   investigate.BandMedium, Concurrency: 2, EventWorkers: 4,
 		Deadline: 60 * time.Second, DrainTimeout: 5 * time.Second, HTTPAddr: addr,
-		Settings: map[string]string{}, // the channel's session holds the scenario's settings
-		// Every alert goes to #incidents and is investigated.
-		Routing:      alerts.DefaultRouting(demoChannel),
+		Settings:     map[string]string{}, // the channel's session holds the scenario's settings
+		Routing:      routing,
 		WebhookToken: strings.TrimSpace(os.Getenv("AUTOHEAL_WEBHOOK_TOKEN")),
 		OpenWebhook:  true,
 	}
@@ -177,7 +211,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errors.Join(err, stop())
 	}
 
-	var threads []string
+	var threads []demoThread
+	firstPost := time.Now()
 	if s.Trigger.IsAlert() {
 		fmt.Fprintf(stderr, "scenario %s — Alertmanager posts the alert to %s\n", s.Name, webhookURL)
 		threads, err = demoAlert(ctx, w, s.Trigger.Alert, webhookURL, env.WebhookToken, botDone, *timeout)
@@ -185,18 +220,35 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "scenario %s — %s mentions @autoheal in #%s\n", s.Name, "oncall", demoChannelName)
 		var m slacksim.Mentioned
 		if m, err = slackSim.MentionEvent(slacksim.MentionOptions{Channel: demoChannel, User: demoOncall, Text: s.Trigger.Mention}); err == nil {
-			threads = []string{m.ThreadTS}
-			err = waitResult(ctx, w.Store, bot.MentionJobID(m.EventID), botDone, *timeout)
+			jobID := bot.MentionJobID(m.EventID)
+			threads = []demoThread{{ThreadTS: m.ThreadTS, JobID: jobID}}
+			err = waitResult(ctx, w.Store, jobID, botDone, *timeout)
 		}
 	}
-	for _, ts := range threads {
-		fmt.Fprint(stdout, slackSim.RenderThread(demoChannel, ts))
+	for _, t := range threads {
+		fmt.Fprint(stdout, slackSim.RenderThread(demoChannel, t.ThreadTS))
+	}
+	if err == nil && *approve {
+		err = demoApproval(ctx, demoRun{
+			Scenario: s, Bot: w, Slack: slackSim, Backends: backends, Threads: threads,
+			WebhookURL: webhookURL, WebhookToken: env.WebhookToken, FirstPost: firstPost, DedupeWindow: routing.DedupeWindow,
+			Secrets: []string{githubToken, slackSim.BotToken(), slackSim.AppToken(), env.WebhookToken},
+			Printed: printed, Stdout: stdout, Stderr: stderr, BotDone: botDone, Timeout: *timeout,
+		})
 	}
 	if err != nil {
 		_ = stop()
 		return err
 	}
 	return stop()
+}
+
+// demoThread is one thread the demo opened, and the investigation whose
+// result it shows.
+type demoThread struct {
+	Key      string // the incident (issue key); "" for a mention
+	ThreadTS string
+	JobID    string
 }
 
 // postAlert sends an Alertmanager webhook body as Alertmanager does.
@@ -228,7 +280,7 @@ func postAlert(ctx context.Context, url, token string, body []byte) (alerts.Resp
 
 // demoAlert posts the scenario's alert to the webhook and waits until every
 // incident's thread has its investigation's result; it returns the threads.
-func demoAlert(ctx context.Context, w *wiredBot, body []byte, url, token string, botDone <-chan error, timeout time.Duration) ([]string, error) {
+func demoAlert(ctx context.Context, w *wiredBot, body []byte, url, token string, botDone <-chan error, timeout time.Duration) ([]demoThread, error) {
 	msg, err := alerts.Decode(body)
 	if err != nil {
 		return nil, fmt.Errorf("scenario alert: %w", err)
@@ -240,7 +292,7 @@ func demoAlert(ctx context.Context, w *wiredBot, body []byte, url, token string,
 	if _, err := postAlert(ctx, url, token, body); err != nil {
 		return nil, err
 	}
-	var threads []string
+	var threads []demoThread
 	deadline := time.Now().Add(timeout)
 	for _, job := range plan.Jobs {
 		var inc sessions.Incident
@@ -263,8 +315,9 @@ func demoAlert(ctx context.Context, w *wiredBot, body []byte, url, token string,
 			case <-time.After(50 * time.Millisecond):
 			}
 		}
-		threads = append(threads, inc.RootTS)
-		if err := waitResult(ctx, w.Store, bot.AlertInvestigationJobID(job.Key, inc.LastInvestigatedAt), botDone, time.Until(deadline)); err != nil {
+		jobID := bot.AlertInvestigationJobID(job.Key, inc.LastInvestigatedAt)
+		threads = append(threads, demoThread{Key: job.Key, ThreadTS: inc.RootTS, JobID: jobID})
+		if err := waitResult(ctx, w.Store, jobID, botDone, time.Until(deadline)); err != nil {
 			return threads, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/scenario"
+	ghsim "github.com/autoheal/autoheal/sim/github"
 )
 
 // `bot demo` runs the whole flow with no Slack and no Redis, prints the
@@ -66,7 +69,7 @@ func TestDemoPrintsThreadAndTranscript(t *testing.T) {
 	for _, s := range []string{"slack", "github", "jaeger", "loki", "prometheus"} {
 		assert.Positive(t, services[s], "calls to %s", s)
 	}
-	assert.Equal(t, 1, methods["slack socket_mode.send"], "one mention delivered")
+	assert.Equal(t, 2, methods["slack socket_mode.send"], "the mention, then the approver's click on Approve")
 	assert.Positive(t, methods["slack chat.update"])
 }
 
@@ -87,7 +90,8 @@ func TestDemoDeliversAlertScenariosThroughTheWebhook(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := runDemo(ctx, []string{"--scenario", "../../testdata/examples/cart-oomkilled-low-limit", "--transcript", tr}, &stdout, &stderr)
+	// --approve=false: no click, so that the transcript shows no Socket Mode delivery at all.
+	err := runDemo(ctx, []string{"--scenario", "../../testdata/examples/cart-oomkilled-low-limit", "--transcript", tr, "--approve=false"}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
 	out := stdout.String()
 	assert.Contains(t, stderr.String(), "Alertmanager posts the alert to http://127.0.0.1:")
@@ -146,4 +150,151 @@ func TestDemoListenServesWebhooksUntilSignalled(t *testing.T) {
 		t.Fatal("the demo did not stop on SIGTERM")
 	}
 	assert.Contains(t, stderr.String(), "stopping: finishing running work")
+}
+
+// demoPR is what a test sees of the GitHub simulator after the demo.
+type demoPR struct {
+	PRs       []ghsim.PullRequest
+	Branches  []string
+	Base, New []byte // src/payment/charge.js on the base and the head branch
+}
+
+// runDemoForTest runs the demo on a scenario with planted tokens and returns
+// its output and the GitHub simulator's pull requests.
+func runDemoForTest(t *testing.T, scen, githubToken string, args ...string) (string, string, demoPR, error) {
+	t.Helper()
+	t.Setenv("REDIS_URL", "") // the embedded Redis
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("AUTOHEAL_ENCRYPTION_KEY", "")
+	var stdout, stderr bytes.Buffer
+	var got demoPR
+	hooks := demoHooks{GitHubToken: githubToken, Inspect: func(b *harness.Backends) {
+		owner, name, _ := strings.Cut(b.Scenario.Config["repo"], "/")
+		got.PRs, _ = b.GitHub.PullRequests(owner, name)
+		got.Branches, _ = b.GitHub.Branches(owner, name)
+		if len(got.PRs) == 1 {
+			got.Base, _ = b.GitHub.FileAt(owner, name, got.PRs[0].Base, "src/payment/charge.js")
+			got.New, _ = b.GitHub.FileAt(owner, name, got.PRs[0].Head, "src/payment/charge.js")
+		}
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := demo(ctx, append([]string{"--scenario", "../../testdata/examples/" + scen}, args...), &stdout, &stderr, hooks)
+	return stdout.String(), stderr.String(), got, err
+}
+
+// By default the demo goes on past the buttons: the approver clicks
+// Approve through the Slack simulator (block_actions over Socket Mode), the
+// bot opens exactly one pull request on the GitHub simulator, and a re-fire
+// of the alert lands in the same thread and converges on that pull request.
+func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
+	const githubToken = "ghp_PLANTEDdemoTOKEN0123456789abcdefXYZ"
+	const webhookToken = "whk-PLANTED-demo-token-0123456789"
+	t.Setenv("AUTOHEAL_WEBHOOK_TOKEN", webhookToken)
+	tr := filepath.Join(t.TempDir(), "transcript.jsonl")
+	out, errOut, gh, err := runDemoForTest(t, "checkout-fails-payment-typeerror", githubToken, "--transcript", tr)
+	require.NoError(t, err, errOut)
+
+	// Exactly one pull request, changing charge.js, after the re-fire too.
+	require.Len(t, gh.PRs, 1, "one pull request, and the re-fire opened no second one")
+	pr := gh.PRs[0]
+	assert.Equal(t, "open", pr.State)
+	assert.Equal(t, "main", pr.Base)
+	assert.True(t, strings.HasPrefix(pr.Head, "autoheal/"), pr.Head)
+	var autoheal []string
+	for _, b := range gh.Branches {
+		if strings.HasPrefix(b, "autoheal/") {
+			autoheal = append(autoheal, b)
+		}
+	}
+	assert.Equal(t, []string{pr.Head}, autoheal, "one branch pushed")
+	require.NotEmpty(t, gh.New)
+	assert.NotEqual(t, string(gh.Base), string(gh.New), "the pull request changes src/payment/charge.js")
+	assert.Contains(t, string(gh.New), "if (request.shippingCost) {")
+	require.Len(t, pr.Comments, 1, "the re-fire commented on the pull request")
+	assert.Contains(t, pr.Comments[0].Body, "fired again (fire #2)")
+
+	// What the demo printed: the click, the thread with the PR link, the
+	// pull request and its diff, the re-fire in the same thread.
+	approval := out[strings.Index(out, "══ Approval"):]
+	assert.Contains(t, approval, "lead clicks [ Approve ]")
+	assert.Contains(t, approval, "block_actions payload over the bot's Socket Mode connection")
+	assert.Contains(t, approval, "Approved by @lead — pull request: acme/astronomy-shop#1 (https://github.com/acme/astronomy-shop/pull/1)")
+	assert.Contains(t, approval, "#1  "+pr.Title)
+	assert.Contains(t, approval, "branches "+pr.Head)
+	assert.Contains(t, approval, "## AutoHeal fix")
+	assert.Contains(t, approval, "+++ b/src/payment/charge.js")
+	assert.Contains(t, approval, "+  if (request.shippingCost) {")
+	assert.Contains(t, approval, "2 fires, the same thread")
+	assert.Contains(t, approval, "fired again (2 times)")
+	assert.Contains(t, approval, "Fired again; pull request #1 still applies (commented, no new commit): https://github.com/acme/astronomy-shop/pull/1")
+	assert.Contains(t, approval, "still has exactly one pull request")
+	assert.Contains(t, approval, "no second pull request was opened")
+
+	// The click went over Socket Mode as a block_actions payload.
+	raw, err := os.ReadFile(tr)
+	require.NoError(t, err)
+	clicks := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.Contains(line, `"socket_mode.send"`) && strings.Contains(line, `block_actions`) && strings.Contains(line, `autoheal_approve`) {
+			clicks++
+		}
+	}
+	assert.Equal(t, 1, clicks, "one Approve click delivered over Socket Mode")
+
+	// No planted token anywhere it could leak to.
+	for _, secret := range []string{githubToken, webhookToken, "xoxb-", "xapp-"} {
+		assert.NotContains(t, out+errOut, secret)
+		assert.NotContains(t, pr.Title+pr.Body, secret)
+		for _, c := range pr.Comments {
+			assert.NotContains(t, c.Body, secret)
+		}
+	}
+}
+
+// --approve=false stops at the buttons: no click, no pull request.
+func TestDemoApproveFalseStopsAtTheButtons(t *testing.T) {
+	t.Setenv("AUTOHEAL_WEBHOOK_TOKEN", "")
+	out, errOut, gh, err := runDemoForTest(t, "checkout-fails-payment-typeerror", "", "--approve=false")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "[ Approve ]  [ Reject ]  [ View patch ]")
+	assert.NotContains(t, out, "══ Approval")
+	assert.Empty(t, gh.PRs, "no pull request without a click")
+}
+
+// A result whose fix is not a repository change has no Approve: the demo
+// says why instead of failing.
+func TestDemoExplainsWhyThereIsNoApprove(t *testing.T) {
+	t.Setenv("REDIS_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("AUTOHEAL_ENCRYPTION_KEY", "")
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var prs []ghsim.PullRequest
+	hooks := demoHooks{Inspect: func(b *harness.Backends) {
+		if b.GitHub != nil {
+			owner, name, _ := strings.Cut(b.Scenario.Config["repo"], "/")
+			prs, _ = b.GitHub.PullRequests(owner, name)
+		}
+	}}
+	err := demo(ctx, []string{"--scenario", "../../testdata/scenarios/basket-pricing-null-unit-price-skus"}, &stdout, &stderr, hooks)
+	require.NoError(t, err, stderr.String())
+	out := stdout.String()
+	assert.Contains(t, out, "the thread: no [ Approve ] to click — No PR: bad data is fixed with a remediation, not a code change.")
+	assert.Contains(t, out, "Nothing to approve")
+	assert.NotContains(t, out, "lead clicks")
+	assert.Empty(t, prs)
+}
+
+// The demo fails when a token reaches its output, and never names it.
+func TestDemoSecretCheckFailsOnALeak(t *testing.T) {
+	const token = "ghp_PLANTEDleak0123456789abcdef"
+	p := &printedText{}
+	var out bytes.Buffer
+	_, _ = p.tee(&out).Write([]byte("a line with " + token + "\n"))
+	err := demoRun{Printed: p, Secrets: []string{token}}.checkSecrets(context.Background(), io.Discard)
+	require.ErrorContains(t, err, "secret leak: the GitHub simulator token")
+	assert.NotContains(t, err.Error(), token)
+	require.NoError(t, demoRun{Printed: &printedText{}, Secrets: []string{token}}.checkSecrets(context.Background(), io.Discard))
 }
