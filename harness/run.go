@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/scenario"
 )
 
@@ -60,8 +61,13 @@ func RunWith(ctx context.Context, b *Backends, opts RunOptions) (*investigate.He
 		}
 		extra = caps
 	}
+	// This run's MCP connections (the Kubernetes simulator) close when it
+	// returns, before the caller stops the simulators: a client closed
+	// after its server is gone fails to end its session.
+	mcps := mcp.NewManager(mcp.Options{Logger: opts.Engine.Logger}, 0)
+	defer func() { _ = mcps.Close() }()
 	eopts := opts.Engine
-	eopts.Capabilities = capset.FromConfig(b.Config(), capset.Options{Extra: extra})
+	eopts.Capabilities = capset.FromConfig(b.Config(), capset.Options{Extra: extra, MCP: mcps})
 	if opts.WrapCapabilities != nil {
 		eopts.Capabilities = opts.WrapCapabilities(eopts.Capabilities)
 	}
