@@ -30,6 +30,11 @@ demo: build
 eval: build
 	./$(BIN) eval $(EXAMPLES) $(CORPUS)
 
+# Fuzz the Alertmanager webhook decoder for a bounded time (seeds: the
+# scenarios' alerts). FUZZTIME=2m make fuzz for longer.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $${FUZZTIME:-20s} ./alerts
+
 # Chart lint, render and validation against the Kubernetes API types (offline).
 helm-check:
 	./scripts/helm-check.sh
