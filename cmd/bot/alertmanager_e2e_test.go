@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,23 +22,42 @@ import (
 	"github.com/autoheal/autoheal/sessions"
 )
 
-// alertmanagerBinary finds Alertmanager: on PATH (Debian names it
-// prometheus-alertmanager) or at /usr/bin/prometheus-alertmanager.
-func alertmanagerBinary(t *testing.T) string {
-	t.Helper()
+// findAlertmanager finds Alertmanager: ALERTMANAGER_BIN, on PATH (Debian
+// names it prometheus-alertmanager), or /usr/bin/prometheus-alertmanager.
+func findAlertmanager() (string, bool) {
 	if p := os.Getenv("ALERTMANAGER_BIN"); p != "" {
-		return p
+		_, err := os.Stat(p)
+		return p, err == nil
 	}
 	for _, name := range []string{"prometheus-alertmanager", "alertmanager"} {
 		if p, err := exec.LookPath(name); err == nil {
-			return p
+			return p, true
 		}
 	}
 	if _, err := os.Stat("/usr/bin/prometheus-alertmanager"); err == nil {
-		return "/usr/bin/prometheus-alertmanager"
+		return "/usr/bin/prometheus-alertmanager", true
 	}
-	t.Fatal("Alertmanager is not installed: this end-to-end test runs a real one. Install Debian's package " +
-		"(apt-get install prometheus-alertmanager), put `alertmanager` on PATH or set ALERTMANAGER_BIN; .ci/run installs it.")
+	return "", false
+}
+
+// alertmanagerBinary returns Alertmanager's path. Without one the test is
+// skipped on a workstation, and fails in CI (CI=true), where .ci/run
+// installs it: there, a missing binary must not pass unnoticed.
+func alertmanagerBinary(t *testing.T) string {
+	t.Helper()
+	p, ok := findAlertmanager()
+	if ok {
+		return p
+	}
+	const how = "this end-to-end test runs a real Alertmanager. Install Debian's package " +
+		"(apt-get install prometheus-alertmanager), put `alertmanager` on PATH or set ALERTMANAGER_BIN; .ci/run installs it"
+	if p != "" {
+		t.Logf("ALERTMANAGER_BIN=%s does not exist", p)
+	}
+	if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+		t.Fatal("Alertmanager is not installed and CI is set: " + how + ".")
+	}
+	t.Skip("Alertmanager is not installed (skipped; CI=true makes this a failure): " + how + ".")
 	return ""
 }
 
@@ -118,6 +138,7 @@ func postAlerts(t *testing.T, base string, alerts []map[string]any) {
 // the bot's webhook with a bearer token; each incident opens a thread that
 // is investigated, and the resolution (send_resolved) updates it.
 func TestAlertmanagerEndToEnd(t *testing.T) {
+	alertmanagerBinary(t) // skips (or fails in CI) before anything starts
 	c := newReplicaCluster(t, "checkout-fails-payment-typeerror", 0, nil)
 	c.start(t, 1)
 	am := startAlertmanager(t, "http://"+c.procs[0].addr+alerts.Path, replicaToken)
