@@ -230,8 +230,9 @@ func TestAlertmanagerEndToEnd(t *testing.T) {
 	require.NoError(t, c.procs[0].stop(sctx))
 }
 
-// The example receiver configuration shipped in alerts/ is valid for
-// Alertmanager (amtool check-config) and points at the webhook's path.
+// The example receiver configuration is valid for Alertmanager (amtool
+// check-config) and points at the webhook's path. The chart's copy is the
+// one source; alerts/example-alertmanager.yaml links to it.
 func TestExampleAlertmanagerConfig(t *testing.T) {
 	bin := alertmanagerBinary(t)
 	amtool := filepath.Join(filepath.Dir(bin), "amtool")
@@ -240,7 +241,12 @@ func TestExampleAlertmanagerConfig(t *testing.T) {
 		require.NoError(t, lerr, "amtool (shipped with prometheus-alertmanager) is needed to check the example")
 		amtool = p
 	}
-	example := filepath.Join("..", "..", "alerts", "example-alertmanager.yaml")
+	example := filepath.Join("..", "..", "deploy", "helm", "autoheal", "examples", "alertmanager.yaml")
+	link, err := os.ReadFile(filepath.Join("..", "..", "alerts", "example-alertmanager.yaml"))
+	require.NoError(t, err)
+	chart, err := os.ReadFile(example)
+	require.NoError(t, err)
+	require.Equal(t, string(chart), string(link), "alerts/example-alertmanager.yaml is the chart's example (a link to it), not a second version")
 	out, err := exec.Command(amtool, "check-config", example).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "SUCCESS")
