@@ -677,3 +677,35 @@ func (ev *evidence) retryStormChange(c *candidate) (changeLine, string, bool) {
 	}
 	return changeLine{}, "", false
 }
+
+// startupHookRE: code that runs once at process start, before workers fork
+// or threads start (Django ready(), gunicorn preload, init functions,
+// static initialisers, startup events).
+var startupHookRE = regexp.MustCompile(`\bdef ready\(|preload_app|\bon_startup\b|on_event\(["']startup|\bwhen_ready\b|\bfunc init\(\)|\bstatic \{|@PostConstruct|CommandLineRunner|ApplicationRunner|IHostedService|module-level|at import`)
+
+// connUseRE: a line that opens or uses a network connection or client.
+var connUseRE = regexp.MustCompile(`(?i)\.(?:client|conn|connection|pool|socket|session)\.\w+\(|\bconnect\(|\bClient\(|\.(?:get|set|ping)\(["'][\w:.-]*warm`)
+
+// sharedConnectionChange finds a recent change in the service that opens a
+// connection in code run once at start-up (before workers fork or threads
+// start): every worker then shares that one socket.
+func (ev *evidence) sharedConnectionChange(c *candidate) (changeLine, bool) {
+	for _, f := range ev.findings {
+		if f.Kind != KindChangeCorrelation || IsConfigPath(f.File) || !ev.relatedCode(f, c) || !changedBefore(f.Time, ev.onset, leakLookback) {
+			continue
+		}
+		if !startupHookRE.MatchString(f.Attrs["added"]) {
+			continue
+		}
+		for _, l := range ev.addedLinesBefore(func(g Finding) bool { return g.File == f.File && g.Attrs["sha"] == f.Attrs["sha"] }, ev.onset, leakLookback) {
+			t := strings.TrimSpace(l.text)
+			if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
+				continue
+			}
+			if connUseRE.MatchString(t) {
+				return l, true
+			}
+		}
+	}
+	return changeLine{}, false
+}

@@ -139,7 +139,7 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 	}
 	if e.has("changes_recent_commits") {
 		calls = append(calls, ToolCall{Tool: "changes_recent_commits", Args: map[string]any{
-			"since": rfc(issue.Start.Add(-48 * time.Hour)), "until": rfc(issue.End)}})
+			"since": rfc(issue.Start.Add(-leakLookback)), "until": rfc(issue.End)}})
 	}
 	if e.has("k8s_workload_status") {
 		args := map[string]any{}
@@ -189,6 +189,11 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	}
 	if l, _, _, ok := ev.contractBreak(h.c); ok {
 		read(l.change.File, l.line)
+	}
+	if h.c.hasSignature("shared-connection") {
+		if l, ok := ev.sharedConnectionChange(h.c); ok {
+			read(l.change.File, l.line)
+		}
 	}
 	switch h.c.ErrorType {
 	case ErrTimeout:
@@ -302,6 +307,17 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			var owner string
 			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
 				rc.Service = owner // the producer whose change broke the contract
+			}
+		}
+	case BucketFlake:
+		// Replies read from a connection another worker is using: the
+		// connection was opened once at start-up and inherited by all.
+		if c.hasSignature("shared-connection") {
+			// Where the interleaved reply surfaces is not where the
+			// connection is shared: the line is a judgement call.
+			slowPick = true
+			if l, ok := ev.sharedConnectionChange(c); ok {
+				leak, hasLeak = l, true
 			}
 		}
 	case BucketInfrastructure:
