@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/sessions"
 )
@@ -62,6 +63,13 @@ type Options struct {
 	PlannerName string
 	// Extra builds additional capabilities per job (optional).
 	Extra ExtraCapabilities
+	// MCPServers are the operator's MCP servers (the config file's
+	// mcp_servers: section): their allowlisted tools join every
+	// investigation, and the one named "kubernetes" backs the Kubernetes
+	// capability where no k8s_mcp_url is set. MCP holds their connections
+	// (required with MCPServers; the caller closes it).
+	MCPServers []mcp.ServerConfig
+	MCP        *mcp.Manager
 	// Remediator opens pull requests; nil disables Approve.
 	Remediator Remediator
 	// Approvers authorizes Approve and Reject clicks; nil authorizes nobody.
@@ -151,6 +159,9 @@ func New(o Options) (*Bot, error) {
 	}
 	if o.MinBand == "" {
 		o.MinBand = investigate.BandMedium
+	}
+	if len(o.MCPServers) > 0 && o.MCP == nil {
+		return nil, errors.New("bot: MCP servers need an MCP connection manager (Options.MCP)")
 	}
 	if _, ok := investigate.ParseBand(string(o.MinBand)); !ok {
 		return nil, fmt.Errorf("bot: minimum band %q: want LOW, MEDIUM or HIGH", o.MinBand)

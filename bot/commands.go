@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/render"
 	"github.com/autoheal/autoheal/sessions"
 )
@@ -71,6 +72,12 @@ func (b *Bot) openView(ctx context.Context, triggerID string, v slack.ModalViewR
 	return err
 }
 
+// capsetOptions are the capability options of every investigation: the
+// job's extra capabilities and the operator's MCP servers.
+func (b *Bot) capsetOptions(extra []investigate.Capability) capset.Options {
+	return capset.Options{Extra: extra, MCP: b.o.MCP, MCPServers: b.o.MCPServers}
+}
+
 // statusCapabilities reports which families the channel's settings enable.
 func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []render.CapabilityStatus {
 	var extra []investigate.Capability
@@ -88,7 +95,13 @@ func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []r
 			}
 		}
 	}
-	e := investigate.New(investigate.Options{Capabilities: capset.FromConfig(cfg, capset.Options{Extra: extra})})
+	bctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	caps, err := capset.Build(bctx, cfg, b.capsetOptions(extra))
+	cancel()
+	if err != nil {
+		b.log.Warn("mcp servers unavailable", "err", b.o.Redactor.String(err.Error()))
+	}
+	e := investigate.New(investigate.Options{Capabilities: caps})
 	down := map[investigate.Family]investigate.Unavailable{}
 	for _, u := range e.Unavailable() {
 		down[u.Family] = u
@@ -101,6 +114,22 @@ func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []r
 			u.Reason = extraErr
 		}
 		out = append(out, render.CapabilityStatus{Family: f, Available: !isDown, Kind: u.Kind, Reason: u.Reason})
+	}
+	// The operator's MCP servers (mcp_servers:): one line, down while any is.
+	var mcps int
+	st := render.CapabilityStatus{Family: investigate.FamilyMCP, Available: true}
+	for _, c := range caps {
+		if _, ok := c.(*mcp.Capability); !ok {
+			continue
+		}
+		mcps++
+		if av := c.Availability(); !av.Configured {
+			st.Available, st.Kind = false, av.Kind
+			st.Reason = strings.TrimPrefix(strings.TrimSpace(st.Reason+"; "+b.o.Redactor.String(av.Reason)), "; ")
+		}
+	}
+	if mcps > 0 {
+		out = append(out, st)
 	}
 	return out
 }

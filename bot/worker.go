@@ -195,8 +195,12 @@ func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg map[
 		}
 		upd.Set(m)
 	}
+	caps, err := capset.Build(ctx, cfg, b.capsetOptions(extra))
+	if err != nil {
+		log.Warn("mcp servers unavailable", "err", b.o.Redactor.String(err.Error()))
+	}
 	e := investigate.New(investigate.Options{
-		Capabilities: capset.FromConfig(cfg, capset.Options{Extra: extra}),
+		Capabilities: caps,
 		Deadline:     b.o.EngineDeadline,
 		ToolTimeout:  b.o.ToolTimeout,
 		Observer:     observer,

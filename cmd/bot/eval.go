@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/autoheal/autoheal/harness"
+	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/scenario"
 )
 
@@ -15,7 +17,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the summary object as the last line")
 	lf := addLLMFlags(fs, false)
+	level := addLogLevelFlag(fs, "warn")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := setCLILogger(stderr, *level); err != nil {
 		return err
 	}
 	planner, done, err := lf.planner(stderr)
@@ -33,7 +39,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(dirs) == 0 {
 		return fmt.Errorf("no scenario.yaml found under %v", fs.Args())
 	}
-	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{Investigator: investigator(planner), WrapCapabilities: wrapFor(planner)})
+	cases, sum, err := harness.Evaluate(ctx, dirs, harness.RunOptions{Engine: investigate.Options{Logger: slog.Default()},
+		Investigator: investigator(planner), WrapCapabilities: wrapFor(planner)})
 	if err != nil {
 		return err // a scenario that cannot be loaded: the message names the file
 	}

@@ -6,15 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/investigate/llm"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/scenario"
 )
@@ -32,7 +35,11 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
 	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
 	lf := addLLMFlags(fs, true)
+	level := addLogLevelFlag(fs, "warn")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := setCLILogger(stderr, *level); err != nil {
 		return err
 	}
 	planner, done, err := lf.planner(stderr)
@@ -46,7 +53,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 		if err != nil {
 			return err
 		}
-		opts := harness.RunOptions{Engine: investigate.Options{Deadline: *deadline}}
+		opts := harness.RunOptions{Engine: investigate.Options{Deadline: *deadline, Logger: slog.Default()}}
 		if *transcript != "" {
 			f, err := os.Create(*transcript)
 			if err != nil {
@@ -95,11 +102,25 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 				redact.Register(v)
 			}
 		}
-		caps := capset.FromConfig(cfg, capset.Options{})
+		// The MCP servers of AUTOHEAL_CONFIG, as serve uses them.
+		var servers []mcp.ServerConfig
+		if path := strings.TrimSpace(os.Getenv(alerts.ConfigEnv)); path != "" {
+			var secrets []string
+			if servers, secrets, err = loadMCPServers(path, os.Getenv); err != nil {
+				return fmt.Errorf("%s: %w", alerts.ConfigEnv, err)
+			}
+			redact.Register(secrets...)
+		}
+		mcps := mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp"), ClientVersion: version}, 0)
+		defer func() { _ = mcps.Close() }()
+		caps, err := capset.Build(ctx, cfg, capset.Options{MCP: mcps, MCPServers: servers})
+		if err != nil {
+			return err
+		}
 		if planner != nil {
 			caps = llm.CaptureData(caps) // the model also sees query results, not only findings
 		}
-		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: caps})
+		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: caps, Logger: slog.Default()})
 		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Service: cfg["service_name"],
 			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]}
 		if planner != nil {

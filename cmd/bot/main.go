@@ -6,6 +6,12 @@
 //	bot eval [--json] DIR...        score every scenario under DIR...
 //	bot demo --scenario DIR         the whole Slack flow against simulators
 //	bot sim --scenario DIR          serve a scenario's simulators and print their URLs
+//	bot version                     print the version
+//
+// Logs go to stderr. `serve` logs JSON at info by default; the other
+// commands log text at warn, so that their output stays readable. Every
+// command honours AUTOHEAL_LOG_LEVEL (debug, info, warn, error), and serve,
+// investigate, eval and sim take --log-level, which wins over it.
 package main
 
 import (
@@ -14,8 +20,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -35,7 +43,71 @@ func commands() []command {
 		{"sim", "serve a scenario's simulators: bot sim --scenario DIR", runSim},
 		{"serve", "run the Slack bot (Socket Mode) and the worker; configured from the environment", runServe},
 		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
+		{"version", "print the version", runVersion},
 	}
+}
+
+func runVersion(_ context.Context, args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
+	}
+	_, err := fmt.Fprintln(stdout, "autoheal", version)
+	return err
+}
+
+// logLevelEnv sets the log level of every command (--log-level wins).
+const logLevelEnv = "AUTOHEAL_LOG_LEVEL"
+
+// parseLogLevel reads debug, info, warn (warning) or error.
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return slog.LevelInfo, errors.New("want debug, info, warn or error")
+}
+
+// addLogLevelFlag adds --log-level; def names the command's default in
+// the help ("" in the result: not given).
+func addLogLevelFlag(fs *flag.FlagSet, def string) *string {
+	return fs.String("log-level", "", "log level: debug, info, warn or error (default "+logLevelEnv+", else "+def+")")
+}
+
+// cliLogLevel is the level of a command other than serve: --log-level,
+// else AUTOHEAL_LOG_LEVEL, else warn.
+func cliLogLevel(flagValue string) (slog.Level, error) {
+	if flagValue != "" {
+		l, err := parseLogLevel(flagValue)
+		if err != nil {
+			return l, fmt.Errorf("%w: --log-level: %v", errUsage, err)
+		}
+		return l, nil
+	}
+	if v := strings.TrimSpace(os.Getenv(logLevelEnv)); v != "" {
+		l, err := parseLogLevel(v)
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", logLevelEnv, err)
+		}
+		return l, nil
+	}
+	return slog.LevelWarn, nil
+}
+
+// setCLILogger makes the default logger (libraries, MCP clients, the
+// engine) write text to stderr at the command's level.
+func setCLILogger(stderr io.Writer, flagValue string) error {
+	level, err := cliLogLevel(flagValue)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+	return nil
 }
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -54,9 +126,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "  %-12s %s\n", c.name, c.summary)
 		}
 	}
-	if len(args) == 1 && (args[0] == "version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, "autoheal", version)
-		return 0
+	if len(args) == 1 && args[0] == "--version" {
+		args = []string{"version"}
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage()
@@ -68,6 +139,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
+		}
+		if c.name != "serve" && c.name != "version" {
+			// Until the command reads its own --log-level (demo has -v).
+			if err := setCLILogger(stderr, ""); err != nil {
+				fmt.Fprintf(stderr, "bot %s: %v\n", c.name, err)
+				return 1
+			}
 		}
 		err := c.run(ctx, args[1:], stdout, stderr)
 		switch {

@@ -23,6 +23,7 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/llm"
+	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/metrics"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/remediate"
@@ -44,8 +45,9 @@ import (
 //	AUTOHEAL_DEADLINE         bound of one investigation (default 60s)
 //	AUTOHEAL_DRAIN_TIMEOUT    shutdown wait for running work (default 30s)
 //	AUTOHEAL_HTTP_ADDR        /alerts/alertmanager, /metrics, /healthz and /readyz listen address (default :8080)
-//	AUTOHEAL_LOG_LEVEL        debug, info (default), warn or error
-//	AUTOHEAL_CONFIG           YAML config file; its routing: section routes alerts (see alerts.Routing)
+//	AUTOHEAL_LOG_LEVEL        debug, info (default), warn or error (--log-level overrides it)
+//	AUTOHEAL_CONFIG           YAML config file: its routing: section routes alerts (see alerts.Routing),
+//	                          its mcp_servers: section adds MCP servers (see mcp.ConfigSection)
 //	AUTOHEAL_ALERT_CHANNEL    channel id (C…) for every alert when the config has no routing: section
 //	AUTOHEAL_WEBHOOK_TOKEN    bearer token Alertmanager sends (16+ characters); the webhook is off without a credential
 //	AUTOHEAL_WEBHOOK_BASIC_USER, AUTOHEAL_WEBHOOK_BASIC_PASSWORD
@@ -55,7 +57,8 @@ import (
 //	AUTOHEAL_MAX_ATTEMPTS     deliveries of a job before it is dead-lettered (default 3)
 //	AUTOHEAL_QUEUE_MAX_LEN    jobs waiting or running before the webhook answers 503 (default 10000)
 //	AUTOHEAL_WORKER           "false": this replica answers Slack and webhooks but runs no investigations
-//	GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, GITHUB_APP_PRIVATE_KEY_FILE
+//	GITHUB_APP_ID, GITHUB_APP_INSTALLATION_ID, and GITHUB_APP_PRIVATE_KEY (the PEM)
+//	or GITHUB_APP_PRIVATE_KEY_FILE (its path)
 //	                          open pull requests as a GitHub App instead of GITHUB_TOKEN
 //	OPENAI_API_KEY …          the LLM planner (see investigate/llm); deterministic without
 //
@@ -76,6 +79,10 @@ type serveEnv struct {
 	// AUTOHEAL_ALERT_CHANNEL's default routing; nil: no alerts).
 	ConfigPath string
 	Routing    *alerts.Routing
+	// MCPServers is the config file's mcp_servers section; mcpSecrets the
+	// header values they send (registered with the redactor).
+	MCPServers []mcp.ServerConfig
+	mcpSecrets []string
 	// Webhook credentials; OpenWebhook accepts requests without any (the
 	// local demo only).
 	WebhookToken, WebhookBasicUser, WebhookBasicPassword string
@@ -195,6 +202,11 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		} else {
 			e.Routing = cfg.Routing
 		}
+		servers, secrets, err := loadMCPServers(e.ConfigPath, getenv)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", alerts.ConfigEnv, err))
+		}
+		e.MCPServers, e.mcpSecrets = servers, secrets
 	}
 	if ch := get("AUTOHEAL_ALERT_CHANNEL"); ch != "" {
 		switch {
@@ -210,17 +222,11 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	e.EventWorkers = intVar("AUTOHEAL_EVENT_WORKERS", 16, 1, 1024)
 	e.Deadline = durVar("AUTOHEAL_DEADLINE", 60*time.Second)
 	e.DrainTimeout = durVar("AUTOHEAL_DRAIN_TIMEOUT", 30*time.Second)
-	switch strings.ToLower(get("AUTOHEAL_LOG_LEVEL")) {
-	case "", "info":
-		e.LogLevel = slog.LevelInfo
-	case "debug":
-		e.LogLevel = slog.LevelDebug
-	case "warn", "warning":
-		e.LogLevel = slog.LevelWarn
-	case "error":
-		e.LogLevel = slog.LevelError
-	default:
-		errs = append(errs, errors.New("AUTOHEAL_LOG_LEVEL must be debug, info, warn or error"))
+	e.LogLevel = slog.LevelInfo
+	if v := get(logLevelEnv); v != "" {
+		if e.LogLevel, err = parseLogLevel(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", logLevelEnv, err))
+		}
 	}
 	for _, k := range config.Keys {
 		v := get(k.Env)
@@ -233,8 +239,8 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		}
 		e.Settings[k.Name] = v
 	}
-	if id := get("GITHUB_APP_ID"); id != "" {
-		app, err := loadGitHubApp(id, get("GITHUB_APP_INSTALLATION_ID"), get("GITHUB_APP_PRIVATE_KEY_FILE"))
+	if get(remediate.EnvGitHubAppID) != "" {
+		app, err := loadGitHubApp(getenv)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -243,23 +249,67 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	return e, errors.Join(errs...)
 }
 
-func loadGitHubApp(id, inst, keyFile string) (*remediate.AppCredentials, error) {
-	appID, err := strconv.ParseInt(id, 10, 64)
-	if err != nil || appID <= 0 {
-		return nil, errors.New("GITHUB_APP_ID must be the app's numeric id")
-	}
-	instID, err := strconv.ParseInt(inst, 10, 64)
-	if err != nil || instID <= 0 {
-		return nil, errors.New("GITHUB_APP_INSTALLATION_ID must be the installation's numeric id")
-	}
-	if keyFile == "" {
-		return nil, errors.New("GITHUB_APP_PRIVATE_KEY_FILE must name the app's private key (PEM)")
-	}
-	pem, err := os.ReadFile(keyFile)
+// loadMCPServers reads the mcp_servers section of the config file and
+// checks that every header secret it names is there: an environment
+// variable that is set, a file that can be read. It returns the servers
+// and the secret values (for the redactor), never putting a value in an
+// error.
+func loadMCPServers(path string, getenv func(string) string) ([]mcp.ServerConfig, []string, error) {
+	servers, err := mcp.LoadConfigFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("GITHUB_APP_PRIVATE_KEY_FILE: %w", err)
+		return nil, nil, err
 	}
-	return &remediate.AppCredentials{AppID: appID, InstallationID: instID, PrivateKeyPEM: pem}, nil
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
+	var secrets []string
+	var errs []error
+	for _, s := range servers {
+		h, err := s.HeaderValues(lookup, os.ReadFile)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for name, v := range h {
+			secrets = append(secrets, strings.TrimSpace(strings.TrimPrefix(v, s.HeaderPrefix[name])))
+		}
+	}
+	return servers, secrets, errors.Join(errs...)
+}
+
+// loadGitHubApp reads the GitHub App credentials: GITHUB_APP_ID,
+// GITHUB_APP_INSTALLATION_ID and the private key, as PEM in
+// GITHUB_APP_PRIVATE_KEY or in the file GITHUB_APP_PRIVATE_KEY_FILE names
+// (not both). The key is parsed now, so a bad one stops serve at start.
+// Errors name variables, never the key.
+func loadGitHubApp(getenv func(string) string) (*remediate.AppCredentials, error) {
+	inline, file := strings.TrimSpace(getenv(remediate.EnvGitHubAppKey)), strings.TrimSpace(getenv(remediate.EnvGitHubAppKeyFile))
+	switch {
+	case inline != "" && file != "":
+		return nil, fmt.Errorf("%s and %s are both set: set one (the private key's PEM, or the path of a file holding it)",
+			remediate.EnvGitHubAppKey, remediate.EnvGitHubAppKeyFile)
+	case inline != "" && !strings.Contains(inline, "\n") && strings.Contains(inline, `\n`):
+		// A PEM flattened to one line with literal \n (some secret stores).
+		inline = strings.ReplaceAll(inline, `\n`, "\n")
+	}
+	o, err := remediate.GitHubOptionsFromEnv(func(k string) string {
+		switch k {
+		case remediate.EnvGitHubAppKey:
+			return inline
+		case remediate.EnvGitHubAppKeyFile:
+			return file
+		case remediate.EnvGitHubAppID, remediate.EnvGitHubInstallationID:
+			return getenv(k)
+		}
+		return ""
+	})
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "remediate: ")
+		if file != "" {
+			// The key that did not parse came from the file.
+			msg = strings.Replace(msg, remediate.EnvGitHubAppKey+":", remediate.EnvGitHubAppKeyFile+" ("+file+"):", 1)
+		}
+		return nil, errors.New(msg)
+	}
+	return o.App, nil
 }
 
 var alertChannelRE = regexp.MustCompile(`^[CG][A-Z0-9]{2,24}$`)
@@ -278,6 +328,11 @@ func (e serveEnv) registerSecrets() {
 	}
 	for k, v := range e.Settings {
 		if config.IsSecret(k) {
+			redact.Register(v)
+		}
+	}
+	for _, v := range e.mcpSecrets {
+		if v != "" {
 			redact.Register(v)
 		}
 	}
@@ -308,6 +363,9 @@ type wiredBot struct {
 	// AlertQueue is the webhook's handle on Queue's stream (with the
 	// routing's dedupe window).
 	AlertQueue *sessions.Queue
+	// MCP holds the connections to the config file's MCP servers (nil
+	// without any); Close it once the bot has stopped.
+	MCP *mcp.Manager
 }
 
 // wireBot builds the bot, its sessions, its queue, its remediator and its
@@ -386,13 +444,21 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		}
 		bo.Remediator, bo.Approvers, bo.Refirer = bot.RemediatorFromService(svc), svc, bot.RefirerFromService(svc)
 	}
+	var mcps *mcp.Manager
+	if len(e.MCPServers) > 0 {
+		mcps = mcp.NewManager(mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: version}, 0)
+		bo.MCP, bo.MCPServers = mcps, e.MCPServers
+	}
 	b, err := bot.New(bo)
 	if err != nil {
+		if mcps != nil {
+			_ = mcps.Close()
+		}
 		return nil, err
 	}
 	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
 	srv.Handle("GET /metrics", reg.Handler())
-	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg, AlertQueue: alertQueue}
+	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg, AlertQueue: alertQueue, MCP: mcps}
 	if e.Routing != nil && (e.webhookCredentials() || e.OpenWebhook) {
 		w.Webhook, err = alerts.NewWebhook(alerts.WebhookOptions{
 			Token: e.WebhookToken, BasicUser: e.WebhookBasicUser, BasicPassword: e.WebhookBasicPassword,
@@ -404,6 +470,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 			Logger:               log,
 		})
 		if err != nil {
+			w.closeMCP()
 			return nil, err
 		}
 		srv.Handle(alerts.Path, w.Webhook)
@@ -411,15 +478,23 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	return w, nil
 }
 
+// closeMCP closes the MCP connections (after the bot has stopped).
+func (w *wiredBot) closeMCP() {
+	if w.MCP != nil {
+		_ = w.MCP.Close()
+	}
+}
+
 // runServe is `bot serve`: the production entry point.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bot serve [--no-llm]\n\nRuns the Slack bot (Socket Mode), the Alertmanager webhook, /metrics and the queue worker; configured from the environment (see the README).")
+		fmt.Fprintln(stderr, "usage: bot serve [--no-llm] [--log-level LEVEL]\n\nRuns the Slack bot (Socket Mode), the Alertmanager webhook, /metrics and the queue worker; configured from the environment (see the README).")
 		fs.PrintDefaults()
 	}
 	lf := addLLMFlags(fs, false)
+	levelFlag := addLogLevelFlag(fs, "info")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -429,6 +504,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	env, err := loadServeEnv(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("configuration:\n%w", err)
+	}
+	if *levelFlag != "" {
+		if env.LogLevel, err = parseLogLevel(*levelFlag); err != nil {
+			return fmt.Errorf("%w: --log-level: %v", errUsage, err)
+		}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: env.LogLevel}))
 	slog.SetDefault(log)
@@ -447,6 +527,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	defer w.closeMCP() // after the bot and its investigations have stopped
 	settings := make([]string, 0, len(env.Settings))
 	for k := range env.Settings {
 		settings = append(settings, k)
@@ -459,6 +540,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		log.Warn("alertmanager webhook disabled: set AUTOHEAL_WEBHOOK_TOKEN (or basic auth) to accept alerts")
 	case env.webhookCredentials():
 		log.Warn("alertmanager webhook disabled: no routing (set AUTOHEAL_CONFIG with a routing: section, or AUTOHEAL_ALERT_CHANNEL)")
+	}
+	for _, m := range env.MCPServers {
+		log.Info("mcp server configured", "server", m.Name, "transport", m.Transport(), "tools", len(m.Tools), "headers", len(m.Headers)+len(m.HeaderFiles))
+		if m.Name == k8s.ServerName && env.Settings["k8s_mcp_url"] != "" {
+			log.Warn("mcp server kubernetes is not used where k8s_mcp_url is set (K8S_MCP_URL is set: everywhere unless a thread or channel overrides it)")
+		}
 	}
 	log.Info("autoheal serve starting", "redis", rdb.Options().Addr, "prefix", env.RedisPrefix,
 		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,

@@ -18,7 +18,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	scen := fs.String("scenario", "", "scenario directory to serve")
 	listen := fs.String("listen", "127.0.0.1:0", "address pattern for each simulator")
 	transcript := fs.String("transcript", "", "write every call as JSON lines to this file")
+	level := addLogLevelFlag(fs, "warn")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := setCLILogger(stderr, *level); err != nil {
 		return err
 	}
 	if *scen == "" {
