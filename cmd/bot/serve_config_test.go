@@ -5,10 +5,13 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -211,4 +214,43 @@ func TestServeGitHubAppKey(t *testing.T) {
 
 	_, err = loadServeEnv(envFrom(baseServeEnv(map[string]string{"GITHUB_APP_ID": "12", "GITHUB_APP_INSTALLATION_ID": "34"})))
 	assert.ErrorContains(t, err, "GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE must be")
+}
+
+// The chart's values schema knows the same config file keys as the bot's
+// parsers, so that helm install rejects what serve would (a camelCase or
+// misspelt key) and accepts what it reads.
+func TestChartSchemaKnowsTheConfigKeys(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/helm/autoheal/values.schema.json")
+	require.NoError(t, err)
+	type node struct {
+		Properties map[string]*node `json:"properties"`
+		Items      *node            `json:"items"`
+	}
+	var schema node
+	require.NoError(t, json.Unmarshal(raw, &schema))
+	content := schema.Properties["configFile"].Properties["content"]
+	require.NotNil(t, content)
+	keys := func(n *node) []string {
+		require.NotNil(t, n)
+		var out []string
+		for k := range n.Properties {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	// The parsers list their keys when they meet an unknown one.
+	known := func(err error) []string {
+		require.Error(t, err)
+		m := regexp.MustCompile(`\(known: ([^)]*)\)`).FindStringSubmatch(err.Error())
+		require.Len(t, m, 2, err.Error())
+		return strings.Split(m[1], ", ")
+	}
+	_, err = alerts.ParseConfig("c.yaml", []byte("routing:\n  default_channel: C0INCIDENTS\n  zz: 1\n"))
+	assert.Equal(t, known(err), keys(content.Properties["routing"]), "routing:")
+	_, err = alerts.ParseConfig("c.yaml", []byte("routing:\n  default_channel: C0INCIDENTS\n  routes: [{matchers: ['a=\"b\"'], zz: 1}]\n"))
+	assert.Equal(t, known(err), keys(content.Properties["routing"].Properties["routes"].Items), "routing.routes[]")
+	_, err = mcp.ParseConfigFile("c.yaml", []byte("mcp_servers: [{name: a, url: 'http://a/mcp', zz: 1}]\n"))
+	assert.Equal(t, known(err), keys(content.Properties[mcp.ConfigSection].Items), "mcp_servers[]")
+	assert.Equal(t, []string{"mcp_servers", "routing"}, keys(content))
 }
