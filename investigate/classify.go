@@ -61,6 +61,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketBadData
 	case ErrNullPointer, ErrRuntime:
+		// A test that fails and passes on the same code, or only at one
+		// hour of the day, is a flaky test whatever changed it last.
+		if c.hasSignature("test-failure") && (ev.saysIntermittent() || c.sameHourDaily() != "") {
+			return BucketFlake
+		}
 		// Failures that follow a few specific records while the failing code
 		// did not change: the data is wrong, not the code.
 		if _, vals := c.recurringRecords(); len(vals) > 0 {
@@ -139,7 +144,7 @@ func (c *candidate) recurringRecords() (string, []string) {
 	return "", nil
 }
 
-var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss)\b`)
+var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss|passes (?:on|after|when I) re-?(?:run|try)|re-?run(?:ning)? (?:it )?passes|green on (?:re-?run|retry)|red again)\b`)
 
 // saysIntermittent: the reporter describes rare, self-healing failures.
 func (ev *evidence) saysIntermittent() bool { return intermittentWordsRE.MatchString(ev.issue.Text) }
@@ -229,4 +234,29 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		}
 	}
 	return ""
+}
+
+// sameHourDaily returns the UTC hour ("23") when the candidate's failures,
+// spread over several days, all happened in that one hour of the day: a
+// clock- or date-dependent failure. "" otherwise.
+func (c *candidate) sameHourDaily() string {
+	hour := ""
+	days := false
+	for _, f := range c.Support {
+		h := f.Attrs["hours_utc"]
+		if h == "" {
+			continue
+		}
+		if strings.Contains(h, ",") || (hour != "" && h != hour) {
+			return ""
+		}
+		hour = h
+		if f.LastTime.Sub(f.Time) >= 20*time.Hour {
+			days = true
+		}
+	}
+	if !days {
+		return ""
+	}
+	return hour
 }

@@ -140,6 +140,9 @@ var Catalogue = []Signature{
 	sig("latency-rise", "any", `\bp99 latency \S+ since\b`, ErrTimeout, BucketUnknown, RoleSymptom, false, 30, "latency rise"),
 	sig("k8s-crashloop", "k8s", `CrashLoopBackOff|Back-off restarting failed container`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 40, "container restarting in a loop"),
 
+	// Test runners: a failed assertion in CI (Jest, pytest, go test, JUnit).
+	sig("test-failure", "any", `(?m)^\s*● .+ › |\bFAIL\s+\S+\.(?:spec|test|int-spec|e2e-spec)\.[cm]?[jt]sx?\b|expect\(received\)|--- FAIL: Test\w+|^FAILED \S+::\S+|AssertionFailedError|ComparisonFailure|Tests run: \d+, Failures: [1-9]`, ErrRuntime, BucketCodeBug, RoleCause, false, 45, "test assertion failed"),
+
 	// Generic application panics (last: least specific)
 	sig("go-panic", "go", `\bpanic: `, ErrRuntime, BucketCodeBug, RoleCause, false, 50, "Go panic"),
 	sig("unhandled", "any", `Unhandled(?:Promise)?Rejection|Unhandled exception|uncaught exception`, ErrRuntime, BucketCodeBug, RoleCause, false, 30, "unhandled exception"),

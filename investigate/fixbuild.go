@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // buildFix writes the recommended fix for the bucket. Only code bugs get a
@@ -39,13 +40,19 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 	case BucketFlake:
 		n := 0
 		t0, t1 := c.First, c.First
+		// Patterns of one failure (the assertion, the FAIL line, the exit
+		// code) describe the same events: count the largest.
 		for _, f := range c.Support {
-			n += max(f.Count, 1)
+			n = max(n, f.Count, 1)
 			if f.LastTime.After(t1) {
 				t1 = f.LastTime
 			}
 		}
-		freq := fmt.Sprintf("%d failures between %s and %s", n, t0.Format("15:04"), t1.Format("15:04"))
+		layout := "15:04"
+		if t1.Sub(t0) >= 20*time.Hour {
+			layout = "Jan 2 15:04"
+		}
+		freq := fmt.Sprintf("%d failures between %s and %s", n, t0.Format(layout), t1.Format(layout))
 		if r, ok := ev.rate[c.Service]; ok {
 			freq += fmt.Sprintf(" (error ratio %s)", r.Attrs["ratio_after"])
 		}
@@ -53,11 +60,25 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 		if q := bestQuote(c); q != "" {
 			cond += fmt.Sprintf(": %q", Quote(q, 120))
 		}
-		cond += "; no deploy or configuration change correlates with them"
+		if change, _, ok := ev.deployed(rc.File, rc.Line, ev.onset); ok {
+			cond += fmt.Sprintf("; the code there last changed in %s", change.Quote)
+		} else {
+			cond += "; no deploy or configuration change correlates with them"
+		}
 		fix := Fix{
 			Summary: fmt.Sprintf("Intermittent %s in %s: a flake, not a regression. Track it, make the operation tolerate it (retry with backoff / idempotency, or fix the race), and do not roll back.", strings.ReplaceAll(string(c.ErrorType), "_", " "), c.Service),
 			Flake:   &FlakeReport{Frequency: freq, Conditions: cond, FirstSeen: t0, LastSeen: t1},
 			Steps:   []string{"Record the flake with its frequency and conditions", "Add a retry with backoff or fix the race at the failing call", "Watch the error ratio; escalate if it grows"},
+		}
+		if hour := c.sameHourDaily(); hour != "" && c.hasSignature("test-failure") {
+			loc := firstNonEmpty(rc.File, c.Service)
+			if rc.File != "" {
+				loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			}
+			fix.Summary = fmt.Sprintf("The test at %s fails only between %s:00 and %s:59 UTC, on several days, and passes at every other hour: it depends on the clock. Typically it computes an expected date in UTC while the code under test uses a local time zone (or the reverse), so the two disagree near midnight. Compute expected values the same way the code does (same time zone), or freeze the clock at a fixed instant (fake timers) and add cases just before and after midnight in that zone.", loc, hour, hour)
+			fix.Steps = []string{"Freeze the clock in the test (fake timers / an injected clock)", "Derive expected dates in the code's time zone", "Add cases at 23:30 and 00:30 local time"}
+			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
+			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
 		if decl := sharedDeclRE.FindString(windowLine(window, rc.Line)); decl != "" && rc.File != "" {
 			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)

@@ -31,7 +31,7 @@ const DefaultServiceLabel = "service_name"
 var fallbackServiceLabels = []string{"service_name", "service", "app", "app_kubernetes_io_name", "k8s_container_name", "container", "k8s_deployment_name", "job"}
 
 // ErrorFilter keeps lines that look like failures.
-const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit|" 5[0-9][0-9] |status[=:" ]+5[0-9][0-9])`
+const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit|●|expect\(received|" 5[0-9][0-9] |status[=:" ]+5[0-9][0-9])`
 
 // accessLogRE matches a combined/ingress access log line: request and status.
 var accessLogRE = regexp.MustCompile(`"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+) HTTP/[\d.]+" (\d{3}) `)
@@ -319,6 +319,7 @@ type pattern struct {
 	f       investigate.Finding
 	samples []string
 	records investigate.Records
+	hours   map[int]bool // hours of the day (UTC) it occurred in
 }
 
 func (c *Capability) result(query string, streams []stream, limit int) *investigate.ToolResult {
@@ -370,7 +371,7 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 			key := svc + "|" + f.Signature + "|" + investigate.Template(f.Quote)
 			g, ok := groups[key]
 			if !ok {
-				g = &pattern{f: f}
+				g = &pattern{f: f, hours: map[int]bool{}}
 				g.f.Count = 0
 				groups[key] = g
 				order = append(order, key)
@@ -386,6 +387,7 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 			if g.f.File == "" && f.File != "" {
 				g.f.File, g.f.Line, g.f.Function, g.f.Frames = f.File, f.Line, f.Function, f.Frames
 			}
+			g.hours[at.Hour()] = true
 			if len(g.samples) < 2 {
 				g.samples = append(g.samples, investigate.Quote(v[1], 300))
 			}
@@ -405,6 +407,16 @@ func (c *Capability) result(query string, streams []stream, limit int) *investig
 		g := groups[k]
 		if rec := g.records.Attr(); rec != "" {
 			g.f.Attrs["records"] = rec
+		}
+		// The hours of the day (UTC) the pattern occurred in, when few:
+		// failures that recur at one hour are clock-dependent.
+		if len(g.hours) <= 3 && g.f.Count >= 2 {
+			var hs []string
+			for h := range g.hours {
+				hs = append(hs, fmt.Sprintf("%02d", h))
+			}
+			sort.Strings(hs)
+			g.f.Attrs["hours_utc"] = strings.Join(hs, ",")
 		}
 		findings = append(findings, g.f)
 		if len(views) < 25 {
