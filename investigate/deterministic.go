@@ -755,8 +755,8 @@ func bestQuote(c *candidate) string {
 	// Among platform signals, the one that names the cause reads best.
 	score := func(f Finding) int {
 		r := 2 * rank(f)
-		if r == 6 && f.Signature == c.Signature {
-			r++
+		if r >= 4 && r < 8 && f.Signature != "" && f.Signature == c.Signature {
+			r = 7 // the finding that names the cause, above other platform signals
 		}
 		return r
 	}

@@ -138,6 +138,7 @@ var Catalogue = []Signature{
 	sig("cpu-throttled", "k8s", `(?i)\bCPU throttled in \d+% of CFS periods|\bcpu throttling (?:high|detected)`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 72, "CPU throttled at the container's limit"),
 	sig("growth-with-uptime", "any", `grows? steadily with uptime`, ErrOOM, BucketCodeBug, RoleCause, false, 70, "memory leak (usage grows with uptime)"),
 	sig("latency-rise", "any", `\bp99 latency \S+ since\b`, ErrTimeout, BucketUnknown, RoleSymptom, false, 30, "latency rise"),
+	sig("clock-skew", "any", `ImmatureSignatureError|[Tt]oken is not yet valid|Token used before issued|TokenNotYetValid|JWT not active|issued in the future|(?i:clock skew detected)|System clock wrong by|clock offset of -?\d+(?:\.\d+)?s on node`, ErrConfig, BucketInfrastructure, RoleCause, true, 80, "clocks disagree (a token not yet valid / clock skew)"),
 	sig("k8s-crashloop", "k8s", `CrashLoopBackOff|Back-off restarting failed container`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 40, "container restarting in a loop"),
 
 	// Test runners: a failed assertion in CI (Jest, pytest, go test, JUnit).

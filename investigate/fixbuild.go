@@ -214,6 +214,16 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 	case rc.ErrorType == ErrConfig && (c.Signature == "dns" || c.Signature == "java-unknownhost") && rc.File != "":
 		fix.Summary = fmt.Sprintf("The host name %s's changed setting points at does not resolve (%s). Abort or roll back the rollout now, then correct the host name at %s:%d (check it for a typo against the Service's real DNS name) and roll out again.", c.Service, Quote(bestQuote(c), 120), rc.File, rc.Line)
 		fix.Steps = []string{"Abort the canary / roll back the rollout", fmt.Sprintf("Fix the host name at %s:%d", rc.File, rc.Line), "Resolve it from a pod (nslookup) before rolling out again", "Make the readiness probe or the rollout analysis check the dependency's connection"}
+	case c.Signature == "clock-skew":
+		where := "the nodes its failing pods run on"
+		for _, f := range ev.findings {
+			if f.Signature == "clock-skew" && f.Attrs["node"] != "" {
+				where = fmt.Sprintf("node %s (clock off by %ss)", f.Attrs["node"], f.Attrs["offset_seconds"])
+				break
+			}
+		}
+		fix.Summary = fmt.Sprintf("%s rejects valid tokens because clocks disagree (%s): the clock of %s is behind the token issuer's. Cordon and drain that node so the pods move, then fix its time sync (step the clock: chrony makestep / a forced NTP sync) before uncordoning. Allowing a small leeway for iat/nbf in token validation makes the service tolerant of normal drift.", c.Service, Quote(bestQuote(c), 100), where)
+		fix.Steps = []string{"kubectl cordon and drain the skewed node", "Step its clock (chronyc makestep) and check time sync alerts", "Add a few seconds of leeway to JWT iat/nbf validation", "Alert on node_timex_offset_seconds"}
 	case c.ErrorType == ErrOOM:
 		peak := 0.0
 		for _, f := range c.Support {

@@ -47,6 +47,7 @@ var healthMetrics = append([]string{
 	"container_cpu_cfs_throttled_periods_total", "container_cpu_cfs_periods_total",
 	"kube_horizontalpodautoscaler_status_current_replicas", "kube_horizontalpodautoscaler_spec_max_replicas", "kube_horizontalpodautoscaler_spec_min_replicas", "kube_horizontalpodautoscaler_status_desired_replicas",
 	"go_goroutines", "jvm_threads_live_threads",
+	"node_timex_offset_seconds",
 }, latencyHistograms...)
 
 // latencyHistograms are the request-duration histograms latency is read

@@ -429,3 +429,33 @@ func roundSpan(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.0fh", d.Hours())
 }
+
+// nodeClocks reports nodes whose clock is off by more than a second, or not
+// synchronised: tokens, certificates and leases checked against the wrong
+// time fail on the pods scheduled there.
+func nodeClocks(offset, sync []Series) []investigate.Finding {
+	node := func(s Series) string {
+		return firstNonEmpty(s.Metric["node"], s.Metric["nodename"], s.Metric["instance"])
+	}
+	var out []investigate.Finding
+	for _, s := range offset {
+		var worst float64
+		var at time.Time
+		for _, p := range s.Points {
+			if math.Abs(p.V) > math.Abs(worst) {
+				worst = p.V
+			}
+			if math.Abs(p.V) > 1 && at.IsZero() {
+				at = p.T
+			}
+		}
+		if math.Abs(worst) <= 1 {
+			continue
+		}
+		n := node(s)
+		quote := fmt.Sprintf("clock offset of %.0fs on node %s (node_timex_offset_seconds) since %s", worst, n, at.UTC().Format("15:04"))
+		out = append(out, anomaly("", quote, at, investigate.ErrConfig, "clock-skew", map[string]string{
+			"metric": "node_clock", "node": n, "offset_seconds": fmt.Sprintf("%.1f", worst)}))
+	}
+	return out
+}
