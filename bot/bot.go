@@ -72,6 +72,9 @@ type Options struct {
 	MCP        *mcp.Manager
 	// Remediator opens pull requests; nil disables Approve.
 	Remediator Remediator
+	// Issues opens GitHub issues for results that get a report (bad data,
+	// flakes): their "Create issue" button. Nil hides the button.
+	Issues IssueCreator
 	// Approvers authorizes Approve and Reject clicks; nil authorizes nobody.
 	Approvers Authorizer
 	// MinBand is the least confidence band that offers Approve (default MEDIUM).

@@ -60,6 +60,8 @@ func (b *Bot) handleBlockActions(ctx context.Context, cb slack.InteractionCallba
 			b.approve(ctx, cb, v, log)
 		case render.ActionReject:
 			b.openReject(ctx, cb, v, log)
+		case render.ActionCreateIssue:
+			b.createIssue(ctx, cb, v, log)
 		default:
 			b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This action is not available."), "unknown action")
 		}
@@ -146,6 +148,12 @@ func withManifestDiff(r *investigate.HealResult) *investigate.HealResult {
 // authorize checks an approver and, when refused, tells the user and
 // leaves an audit line in the thread.
 func (b *Bot) authorize(ctx context.Context, user, verb string, v render.ActionValue, log *slog.Logger) bool {
+	return b.authorizeClick(ctx, user, verb, verb+" fixes", capitalize(verb), v, log)
+}
+
+// authorizeClick is authorize for any button: what the user may not do
+// ("create issues") and the button's label.
+func (b *Bot) authorizeClick(ctx context.Context, user, verb, what, button string, v render.ActionValue, log *slog.Logger) bool {
 	ok := false
 	if b.o.Approvers != nil {
 		var err error
@@ -161,8 +169,8 @@ func (b *Bot) authorize(ctx context.Context, user, verb string, v render.ActionV
 	}
 	log.Warn("unauthorized click refused", "verb", verb)
 	b.ephemeral(ctx, v.Channel, user, v.ThreadTS,
-		text(":no_entry: You cannot "+verb+" fixes: only the approvers named in AUTOHEAL_APPROVERS can."), "authz refusal")
-	audit := fmt.Sprintf(":shield: <@%s> clicked %s but is not an approver; nothing was done.", user, capitalize(verb))
+		text(":no_entry: You cannot "+what+": only the approvers named in AUTOHEAL_APPROVERS can."), "authz refusal")
+	audit := fmt.Sprintf(":shield: <@%s> clicked %s but is not an approver; nothing was done.", user, button)
 	if _, err := b.post(ctx, v.Channel, v.ThreadTS, text(audit), "audit"); err != nil {
 		log.Warn("audit line not posted", "err", err)
 	}
@@ -289,6 +297,82 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	}
 	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
 	b.notes(actx, v, user, d, log)
+}
+
+// createIssue opens a GitHub issue with a report result's report (bad
+// data, flakes), once: a second click, here or on another replica, finds
+// the same issue.
+func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v render.ActionValue, log *slog.Logger) {
+	user := cb.User.ID
+	if b.o.Issues == nil {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("Creating issues is not enabled on this AutoHeal."), "no issues")
+		return
+	}
+	if !b.authorizeClick(ctx, user, "create issue", "create issues", "Create issue", v, log) {
+		return
+	}
+	lock, err := b.o.Store.Lock(ctx, "issue:"+v.JobID, approveLockTTL)
+	if errors.Is(err, sessions.ErrLocked) {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("The issue is already being created."), "issue busy")
+		return
+	}
+	if err != nil {
+		log.Error("issue lock unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: I could not create the issue; try again in a moment."), "issue error")
+		return
+	}
+	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
+
+	doc, err := b.loadDoc(ctx, v.JobID)
+	if err != nil {
+		log.Info("create issue: result unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; re-investigate to report it."), "issue expired")
+		return
+	}
+	if doc.IssueURL != "" {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("An issue was already created: "+doc.IssueURL), "issue done")
+		return
+	}
+	if !reportResult(doc.Result) {
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result proposes a fix, not a report: use Approve."), "issue ineligible")
+		return
+	}
+	resolved, err := b.resolve(ctx, v.Channel, v.ThreadTS)
+	if err != nil {
+		log.Error("create issue: settings unavailable", "err", err)
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: Settings are unavailable right now; try again in a moment."), "issue error")
+		return
+	}
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
+	defer cancel()
+	_ = lock.Extend(ictx, approveLockTTL)
+	d, err := b.o.Issues.CreateIssue(ictx, ApprovalRequest{
+		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		Result: doc.Result, Settings: values(resolved),
+	})
+	if err != nil {
+		log.Error("issue not created", "err", b.o.Redactor.String(err.Error()))
+		if d.Error == "" && d.URL == "" {
+			d.Error = "the issue could not be created; try again"
+		}
+	}
+	if d.URL != "" {
+		doc.IssueURL = d.URL
+		channel, ts := b.resultMessage(ictx, v.JobID, v.Channel, cb.Container.MessageTs)
+		b.saveDecision(ictx, v.JobID, doc, channel, ts, log)
+		line := fmt.Sprintf(":memo: <@%s> opened an issue with this report: %s", user, d.URL)
+		if !d.Created {
+			line = fmt.Sprintf(":memo: The issue with this report already exists: %s", d.URL)
+		}
+		if _, err := b.post(ictx, v.Channel, v.ThreadTS, text(b.o.Redactor.String(line)), "issue link"); err != nil {
+			log.Warn("issue link not posted", "err", err)
+		}
+		log.Info("issue recorded", "issue", d.URL, "created", d.Created)
+	}
+	if d.Error != "" {
+		b.ephemeral(ictx, v.Channel, user, v.ThreadTS, text(":x: "+render.Escape(truncateRunes(b.o.Redactor.String(d.Error), 300))), "issue failed")
+	}
+	b.notes(ictx, v, user, Decision{ThreadNote: d.ThreadNote, UserNote: d.UserNote}, log)
 }
 
 // notes shows a decision's texts: the thread note to all, the user note to

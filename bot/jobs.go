@@ -102,6 +102,8 @@ type resultDoc struct {
 	Approval render.ApprovalView     `json:"approval"`
 	// GitHubAPI is the session's github_api_url, for links to the source.
 	GitHubAPI string `json:"github_api_url,omitempty"`
+	// IssueURL is the GitHub issue "Create issue" opened for the report.
+	IssueURL string `json:"issue_url,omitempty"`
 }
 
 // encodeResultDoc marshals d within sessions.MaxResultDocBytes, dropping

@@ -54,6 +54,40 @@ type Decision struct {
 	UserNote   string
 }
 
+// IssueCreator opens a GitHub issue with a result's report: the "Create
+// issue" button of results that get a report instead of a pull request
+// (bad data, flakes). IssuesFromService adapts *remediate.Service.
+type IssueCreator interface {
+	CreateIssue(ctx context.Context, req ApprovalRequest) (IssueDecision, error)
+}
+
+// IssueDecision is what a "Create issue" click did. Texts are already
+// redacted and safe to show.
+type IssueDecision struct {
+	// URL is the issue, created now (Created) or found from an earlier
+	// click; empty when there is none.
+	URL     string
+	Created bool
+	// Error says why creating the issue failed; ThreadNote (audit) and
+	// UserNote (busy, ineligible) are shown as for approvals.
+	Error      string
+	ThreadNote string
+	UserNote   string
+}
+
+// reportResult reports whether a result gets a report rather than a pull
+// request, and so may offer "Create issue".
+func reportResult(r *investigate.HealResult) bool {
+	if r == nil {
+		return false
+	}
+	switch r.RootCause.Bucket {
+	case investigate.BucketBadData, investigate.BucketFlake:
+		return true
+	}
+	return false
+}
+
 // Authorizer decides who may approve or reject fixes; *remediate.Service
 // implements it from AUTOHEAL_APPROVERS.
 type Authorizer interface {

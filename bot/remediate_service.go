@@ -65,3 +65,27 @@ func (r serviceRemediator) Reject(ctx context.Context, req ApprovalRequest, reas
 	}
 	return d, err
 }
+
+// IssuesFromService adapts remediate's "Create issue" flow to the bot.
+func IssuesFromService(s *remediate.Service) IssueCreator { return serviceIssues{s: s} }
+
+type serviceIssues struct{ s *remediate.Service }
+
+func (r serviceIssues) CreateIssue(ctx context.Context, req ApprovalRequest) (IssueDecision, error) {
+	out, err := r.s.CreateIssue(ctx, remediate.IssueRequest{
+		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings),
+	})
+	d := IssueDecision{URL: out.IssueURL, Created: out.Created, UserNote: out.Ephemeral}
+	switch out.Status {
+	case remediate.StatusCreated, remediate.StatusExisting:
+	case remediate.StatusFailed:
+		d.Error = out.Message
+	case remediate.StatusUnauthorized:
+		d.ThreadNote = out.Message
+	default: // in progress, ineligible (no repository)
+		if d.UserNote == "" {
+			d.UserNote = out.Message
+		}
+	}
+	return d, err
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/autoheal/autoheal/alerts"
@@ -314,10 +315,15 @@ func (b *Bot) renderResult(doc *resultDoc, jobID string) (render.ResultMessages,
 	if action.Validate() != nil {
 		action.IssueKey = ""
 	}
+	approval := doc.Approval
+	if doc.IssueURL != "" {
+		approval.Note = strings.TrimSpace(approval.Note + " Issue: " + doc.IssueURL)
+	}
 	return render.Result(doc.Result, render.ResultOptions{
-		RepoWebURL: render.WebURLFromAPI(doc.GitHubAPI),
-		Approval:   doc.Approval,
-		Action:     action,
+		RepoWebURL:  render.WebURLFromAPI(doc.GitHubAPI),
+		Approval:    approval,
+		Action:      action,
+		CreateIssue: b.o.Issues != nil && reportResult(doc.Result) && doc.IssueURL == "",
 	})
 }
 

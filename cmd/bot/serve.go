@@ -443,6 +443,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 			return nil, fmt.Errorf("pull requests: %w", err)
 		}
 		bo.Remediator, bo.Approvers, bo.Refirer = bot.RemediatorFromService(svc), svc, bot.RefirerFromService(svc)
+		bo.Issues = bot.IssuesFromService(svc)
 	}
 	var mcps *mcp.Manager
 	if len(e.MCPServers) > 0 {
