@@ -3,6 +3,7 @@ package investigate
 import (
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Role says what a signature tells about causality.
@@ -33,11 +34,13 @@ type Signature struct {
 	// Weight orders signatures when several match (more specific wins).
 	Weight int
 	Title  string
+	// pre rules out most texts before the expression runs.
+	pre prefilter
 }
 
 func sig(id, runtime, pattern string, et ErrorType, b Bucket, role Role, infra bool, weight int, title string) Signature {
 	return Signature{ID: id, Runtime: runtime, Pattern: regexp.MustCompile(pattern), ErrorType: et, Bucket: b,
-		Role: role, Infra: infra, Weight: weight, Title: title}
+		Role: role, Infra: infra, Weight: weight, Title: title, pre: newPrefilter(pattern)}
 }
 
 // Catalogue is the fingerprint catalogue, most specific first within a runtime.
@@ -181,8 +184,12 @@ func MatchAll(text string) []Match {
 		return nil
 	}
 	var out []Match
+	lower := strings.ToLower(text)
 	for i := range Catalogue {
 		s := &Catalogue[i]
+		if !s.pre.mayMatch(lower) {
+			continue
+		}
 		if loc := s.Pattern.FindStringIndex(text); loc != nil {
 			out = append(out, Match{Sig: s, Index: loc[0]})
 		}
