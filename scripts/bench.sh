@@ -17,7 +17,7 @@ awk '/BenchmarkRoundConcurrency/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rati
 echo
 echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
 run ./sessions 'BenchmarkEnqueue' 3000x
-for pkg in ./bot ./alerts; do
+for pkg in ./bot ./alerts ./cmd/bot; do
   if ls "$pkg"/*_test.go >/dev/null 2>&1 && grep -qs 'func Benchmark' "$pkg"/*_test.go; then
     echo
     echo "== $pkg"
