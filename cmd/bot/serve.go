@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/slack-go/slack"
+	"gopkg.in/yaml.v3"
 
 	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/bot"
@@ -202,6 +204,9 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		} else {
 			e.Routing = cfg.Routing
 		}
+		if err := checkConfigSections(e.ConfigPath); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", alerts.ConfigEnv, err))
+		}
 		servers, secrets, err := loadMCPServers(e.ConfigPath, getenv)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", alerts.ConfigEnv, err))
@@ -247,6 +252,31 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		e.GitHubApp = app
 	}
 	return e, errors.Join(errs...)
+}
+
+// configSections are the top-level sections of the config file, each read
+// by its own parser (alerts.ParseConfig, mcp.ParseConfigFile).
+var configSections = []string{"routing", mcp.ConfigSection}
+
+// checkConfigSections refuses a top-level section no part of the bot reads
+// (alerts:, a misspelt routing:), which would otherwise be ignored.
+func checkConfigSections(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // the section parsers report it
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil // likewise
+	}
+	root := doc.Content[0]
+	var errs []error
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; !slices.Contains(configSections, k.Value) {
+			errs = append(errs, fmt.Errorf("%s:%d: unknown section %q (known: %s)", path, k.Line, k.Value, strings.Join(configSections, ", ")))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // loadMCPServers reads the mcp_servers section of the config file and

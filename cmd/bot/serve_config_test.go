@@ -254,3 +254,15 @@ func TestChartSchemaKnowsTheConfigKeys(t *testing.T) {
 	assert.Equal(t, known(err), keys(content.Properties[mcp.ConfigSection].Items), "mcp_servers[]")
 	assert.Equal(t, []string{"mcp_servers", "routing"}, keys(content))
 }
+
+// A top-level section no part of the bot reads is an error, not ignored.
+func TestServeRejectsUnknownConfigSections(t *testing.T) {
+	path := writeConfig(t, "alerts:\n  defaultChannel: C0INCIDENTS\nrouting:\n  default_channel: C0INCIDENTS\n")
+	_, err := loadServeEnv(envFrom(baseServeEnv(map[string]string{alerts.ConfigEnv: path})))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), alerts.ConfigEnv+": "+path+`:1: unknown section "alerts" (known: routing, mcp_servers)`)
+
+	path = writeConfig(t, "routing:\n  default_channel: C0INCIDENTS\nmcp_servers: []\n")
+	_, err = loadServeEnv(envFrom(baseServeEnv(map[string]string{alerts.ConfigEnv: path})))
+	assert.NoError(t, err)
+}
