@@ -709,3 +709,24 @@ func (ev *evidence) sharedConnectionChange(c *candidate) (changeLine, bool) {
 	}
 	return changeLine{}, false
 }
+
+// blockingCallRE: a blocking wait inside asynchronous code — it holds a
+// pool thread for the whole wait (C# .Result/.Wait(), Kotlin runBlocking,
+// Reactor block(), Python time.sleep or requests in async code).
+var blockingCallRE = regexp.MustCompile(`\.Result\b|\.Wait\(\)|GetAwaiter\(\)\.GetResult\(\)|\brunBlocking\b|\.block\(\)|\.blockFirst\(\)|\.join\(\)|\.get\(\)\s*;|time\.sleep\(|requests\.(?:get|post|put)\(|Thread\.sleep\(`)
+
+// blockingChange finds a recent code change in the service that adds a
+// blocking wait: the usual origin of thread-pool starvation.
+func (ev *evidence) blockingChange(c *candidate) (changeLine, bool) {
+	lines := ev.addedLinesBefore(func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedCode(f, c) }, ev.onset, leakLookback)
+	for _, l := range lines {
+		t := strings.TrimSpace(l.text)
+		if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*") {
+			continue
+		}
+		if blockingCallRE.MatchString(t) {
+			return l, true
+		}
+	}
+	return changeLine{}, false
+}

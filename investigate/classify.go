@@ -33,6 +33,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		// code that acquires or accumulates resources (a connection never
 		// closed, an unbounded cache) is a code bug; otherwise capacity or
 		// configuration. A configuration change of the same service wins.
+		if c.hasSignature("threadpool-starvation") {
+			if _, ok := ev.blockingChange(c); ok {
+				return BucketCodeBug // a blocking wait added to async code starves the pool
+			}
+		}
 		if _, cfg := ev.configChange(c); !cfg {
 			if _, _, storm := ev.retryStormChange(c); storm && c.ErrorType == ErrResourceExhaustion {
 				return BucketCodeBug // a caller's new retries multiply its load

@@ -203,7 +203,9 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			}
 		}
 	case ErrOOM, ErrResourceExhaustion:
-		if l, _, ok := ev.retryStormChange(h.c); ok && h.c.ErrorType == ErrResourceExhaustion {
+		if l, ok := ev.blockingChange(h.c); ok && h.c.hasSignature("threadpool-starvation") {
+			read(l.change.File, l.line)
+		} else if l, _, ok := ev.retryStormChange(h.c); ok && h.c.ErrorType == ErrResourceExhaustion {
 			read(l.change.File, l.line)
 		} else if l, ok := ev.leakChange(h.c); ok {
 			read(l.change.File, l.line)
@@ -284,6 +286,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			leak, hasLeak = l, true
 			rc.Service, rc.ErrorType = owner, ErrDataValidation
 			brokenFor = consumers
+		}
+		if !hasLeak && c.hasSignature("threadpool-starvation") {
+			leak, hasLeak = ev.blockingChange(c)
+			slowPick = hasLeak
 		}
 		if !hasLeak && c.ErrorType == ErrResourceExhaustion {
 			var caller string
@@ -551,7 +557,7 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 		want = []string{FieldCPULimit}
 	case h.c.Signature == "k8s-imagepull":
 		want = []string{FieldImageTag, FieldImage}
-	case h.c.Signature == "k8s-probe" || strings.Contains(text, "probe failed"):
+	case (h.c.Signature == "k8s-probe" || strings.Contains(text, "probe failed")) && h.c.probeRefused():
 		want = []string{FieldReadinessPort, FieldLivenessPort, FieldContainerPort}
 	case h.c.Signature == "k8s-configerror" || h.c.Signature == "bad-credentials":
 		want = []string{FieldSecretKeyRef, FieldEnvVar, FieldEnvFrom, FieldEnv}
@@ -917,7 +923,9 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		return true
 	case c.Signature == "k8s-imagepull" && (m.Kind == FieldImage || m.Kind == FieldImageTag):
 		return true
-	case c.Signature == "k8s-probe" && (m.Kind == FieldReadinessPort || m.Kind == FieldLivenessPort):
+	case c.Signature == "k8s-probe" && (m.Kind == FieldReadinessPort || m.Kind == FieldLivenessPort) && c.probeRefused():
+		// Only a probe that cannot connect implicates its port; one that
+		// times out says the application is too slow to answer.
 		return true
 	case capacitySetting(c, m):
 		return true
@@ -969,6 +977,20 @@ func settingNames(c *candidate) []string {
 }
 
 var ciSystemRE = regexp.MustCompile(`(?i)github-actions|actions-runner|gitlab-runner|jenkins|buildkite|circleci|drone|tekton|argo-workflows|teamcity|ci-runner`)
+
+// probeRefused: the probe could not connect (nothing listens on its port,
+// or the port does not match), as opposed to timing out on a slow app.
+func (c *candidate) probeRefused() bool {
+	if c.probeMismatch() {
+		return true
+	}
+	for _, f := range c.Support {
+		if f.Signature == "k8s-probe" && regexp.MustCompile(`(?i)connection refused|connect: connection reset|no route to host|HTTP probe failed with statuscode: 404`).MatchString(f.Quote) {
+			return true
+		}
+	}
+	return false
+}
 
 func (c *candidate) probeMismatch() bool {
 	for _, f := range c.Support {

@@ -56,6 +56,9 @@ var Catalogue = []Signature{
 	// One connection used by several processes or threads at once: replies
 	// interleave and a client reads another request's answer.
 	sig("shared-connection", "any", `MemcacheUnknownError: b?'(?:STORED|DELETED|NOT_STORED|END|EXISTS|NOT_FOUND|TOUCHED)|MemcacheUnexpectedCloseError|Commands out of sync|Packets out of order|another command is already in progress|(?i:redis).{0,80}Protocol [Ee]rror|decryption failed or bad record mac|unexpected (?:reply|response) (?:type|from server)|received an unexpected response`, ErrRace, BucketFlake, RoleCause, false, 84, "one connection shared by several workers (replies interleave)"),
+	// Every worker thread blocked: requests, timers and even client libraries
+	// (Redis WORKER Busy counts) starve. Usually sync-over-async code.
+	sig("threadpool-starvation", "any", `(?i)thread ?pool starvation|heartbeat has been running for|WORKER: \(Busy=[1-9]\d{2,}|IOCP: \(Busy=[1-9]\d{2,}|Thread starvation or clock leap detected|Starvation detected: thread pool`, ErrResourceExhaustion, BucketCodeBug, RoleCause, false, 83, "thread pool starvation"),
 	sig("java-cme", "java", `ConcurrentModificationException`, ErrRace, BucketFlake, RoleCause, false, 88, "concurrent modification of a collection"),
 	sig("java-hikari", "java", `HikariPool-\d+ - Connection is not available|Connection is not available, request timed out|Timeout waiting for (?:idle object|connection from pool)|Cannot get a connection, pool error|Unable to acquire JDBC Connection`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, false, 87, "database connection pool exhausted"),
 	sig("java-numberformat", "java", `NumberFormatException`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "unparseable number in input data"),

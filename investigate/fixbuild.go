@@ -289,6 +289,9 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 // leakProse explains the leak at loc from what the leaking line does.
 func leakProse(loc string, window []string, line, from int) string {
 	text := lineAt(window, line, from)
+	if blockingCallRE.MatchString(text) {
+		return fmt.Sprintf("A blocking wait on asynchronous work at %s (introduced by a recent change): each call holds a thread-pool thread until the awaited call completes, so under load the pool starves and every request, timer and client library stalls (timeouts everywhere while dependencies are healthy). Await the call instead (async all the way), or fetch the values in one batched asynchronous call before the loop.", loc)
+	}
 	if retryLine(text) {
 		return fmt.Sprintf("Retries at %s (introduced by a recent change) multiply the load on a dependency that is already struggling: every timeout becomes several more requests. Back off exponentially with jitter, cap retries with a retry budget (a small share of normal traffic), stop retrying through a circuit breaker while the dependency fails, and do not retry timeouts of a saturated dependency immediately.", loc)
 	}
