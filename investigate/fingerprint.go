@@ -73,7 +73,8 @@ var Catalogue = []Signature{
 	sig("go-concurrent-map", "go", `concurrent map (?:writes|read and map write|iteration and map write)`, ErrRace, BucketFlake, RoleCause, false, 90, "concurrent map access (data race)"),
 	sig("go-race", "any", `WARNING: DATA RACE|data race detected`, ErrRace, BucketFlake, RoleCause, false, 88, "data race"),
 	sig("go-index", "go", `index out of range|slice bounds out of range`, ErrRuntime, BucketCodeBug, RoleCause, false, 80, "Go index out of range"),
-	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|assignment to entry in nil map|close of closed channel|send on closed channel|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
+	sig("go-nil-map", "go", `assignment to entry in nil map`, ErrNullPointer, BucketCodeBug, RoleCause, false, 86, "write to a nil map"),
+	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|close of closed channel|send on closed channel|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
 	sig("go-fd", "any", `too many open files`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "file descriptors exhausted"),
 	sig("go-deadline", "any", `context deadline exceeded|code = DeadlineExceeded|\b4 DEADLINE_EXCEEDED\b|DEADLINE_EXCEEDED`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 55, "deadline exceeded waiting for a dependency"),
 

@@ -145,6 +145,10 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	if prose == "" {
 		switch rc.ErrorType {
 		case ErrNullPointer:
+			if strings.Contains(quote, "nil map") {
+				prose = fmt.Sprintf("A map is written before it is initialised at %s: the value holding it was built without make(map...). Initialise the map where the value is constructed (use the existing constructor rather than a struct literal), or allocate it lazily before the first write.", loc)
+				break
+			}
 			prose = fmt.Sprintf("A null/undefined value is dereferenced at %s. Check for null (or use a safe default) before using it, and decide what the request should get when the value is missing.", loc)
 		case ErrRuntime:
 			prose = fmt.Sprintf("%s is raised at %s. Validate the inputs that reach this line and handle the failing case explicitly.", firstNonEmpty(exception, "A runtime error"), loc)

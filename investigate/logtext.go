@@ -10,7 +10,7 @@ import (
 var messageKeys = []string{"msg", "message", "Message", "@m", "@mt", "log", "text", "event", "MessageTemplate", "RenderedMessage"}
 
 // errorKeys hold error details: nested objects are flattened.
-var errorKeys = []string{"error", "err", "exception", "Exception", "@x", "exc_info", "stack", "stack_trace", "stacktrace", "trace", "error.message", "error.stack", "error_message", "reason", "cause", "detail", "details", "errors", "violations", "response", "validation"}
+var errorKeys = []string{"error", "err", "panic", "recovered", "fault", "exception", "Exception", "@x", "exc_info", "stack", "stack_trace", "stacktrace", "trace", "error.message", "error.stack", "error_message", "reason", "cause", "detail", "details", "errors", "violations", "response", "validation"}
 
 var levelKeys = []string{"level", "severity", "lvl", "LogLevel", "@l", "levelname", "log.level", "Level"}
 

@@ -190,6 +190,14 @@ func AppFrames(frames []Frame) []Frame {
 
 // TopAppFrame returns the innermost application frame, if any.
 func TopAppFrame(frames []Frame) (Frame, bool) {
+	// A Go stack printed by a recover handler (debug.Stack) lists the
+	// handler first; the panic happened in the frames below "panic(".
+	for i := len(frames) - 1; i >= 0; i-- {
+		if fn := frames[i].Function; fn == "panic" || fn == "runtime.gopanic" || strings.HasSuffix(fn, ".gopanic") || strings.HasSuffix(frames[i].File, "runtime/panic.go") {
+			frames = frames[i+1:]
+			break
+		}
+	}
 	app := AppFrames(frames)
 	if len(app) == 0 {
 		return Frame{}, false
