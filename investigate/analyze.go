@@ -176,6 +176,14 @@ func (i Issue) alertStart() time.Time { return i.FiredAt }
 
 func (ev *evidence) isHinted(s string) bool { return ev.hinted[NormalizeServiceName(s)] }
 
+// ownPlatform: signatures by which a service's own logs name a fault of its
+// own platform (its permissions, disk, clock, configuration) rather than of
+// a dependency it calls (DNS, TLS and refused connections blame the callee).
+var ownPlatform = map[string]bool{
+	"cloud-access-denied": true, "disk-full": true, "clock-skew": true, "missing-env": true, "config-parse": true,
+	"go-fd": true, "node-heap": true, "java-oom": true,
+}
+
 // infraSignal reports whether a finding describes the platform (memory,
 // images, probes, config, nodes, certificates) rather than the code.
 func infraSignal(f Finding) bool {
@@ -291,6 +299,9 @@ func (ev *evidence) candidates() []*candidate {
 				c.remoteWrapped = c.remoteWrapped || wrapped
 			} else {
 				c.logCause += f.Count
+				if ownPlatform[f.Signature] {
+					c.infra++ // the service's own platform, named in its log (access denied, disk full)
+				}
 			}
 			if _, ok := TopAppFrame(f.Frames); ok {
 				c.hasAppFrame = true
@@ -611,6 +622,8 @@ func (ev *evidence) score(c *candidate) float64 {
 		switch {
 		case lead > 20*time.Minute && c.infra == 0:
 			s *= 0.35
+		case lead > 90*time.Minute:
+			s *= 0.6 // a platform event well before the impact: background, not its start
 		case lead < -15*time.Minute:
 			s *= 0.5
 		}

@@ -730,3 +730,62 @@ func (ev *evidence) blockingChange(c *candidate) (changeLine, bool) {
 	}
 	return changeLine{}, false
 }
+
+// iamFileRE / iamLineRE: identity and permission definitions (IAM roles and
+// trust policies, IRSA/workload identity bindings, RBAC).
+var (
+	iamFileRE = regexp.MustCompile(`(?i)(^|/)[\w.-]*(iam|irsa|rbac|polic(y|ies)|roles?|permissions?|workload[-_]?identity)[\w.-]*(/|\.(tf|ya?ml|json|hcl)$)`)
+	iamLineRE = regexp.MustCompile(`(?i)serviceaccount|assume_?role|sts:|:sub\b|principal|rolebinding|role_arn|roleArn|iam\.gke\.io|azure\.workload\.identity|"Action"|actions\s*=|values\s*=\s*\[`)
+)
+
+// permissionChange finds a recent change to an identity or permission
+// definition that names the service (loosely: "listings-photo-worker" for
+// listing-photos-worker) — the usual origin of access denied errors.
+func (ev *evidence) permissionChange(c *candidate) (changeLine, bool) {
+	for _, attr := range []string{"added", "removed"} {
+		for _, l := range ev.changeLinesOf(attr, func(f Finding) bool { return iamFileRE.MatchString(f.File) }) {
+			if iamLineRE.MatchString(l.text) && (namesLoosely(l.text, c.Service) || namesLoosely(l.change.Attrs["added"], c.Service)) {
+				if attr == "removed" {
+					continue // the added line of the same hunk is the one to fix
+				}
+				return l, true
+			}
+		}
+	}
+	// A changed trust or binding line in a file that names the service.
+	for _, l := range ev.recentChangeLines(func(f Finding) bool {
+		return iamFileRE.MatchString(f.File) && namesLoosely(f.File+" "+f.Attrs["added"], c.Service)
+	}) {
+		if iamLineRE.MatchString(l.text) {
+			return l, true
+		}
+	}
+	return changeLine{}, false
+}
+
+// namesLoosely reports whether text names the service up to plurals and
+// word order: two of the service's words (four letters or more) start words
+// of the text ("listings-photo-worker" for listing-photos-worker).
+func namesLoosely(text, service string) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	var parts []string
+	for _, p := range strings.FieldsFunc(strings.ToLower(service), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if len(p) >= 4 {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) < 2 {
+		return false
+	}
+	hits := 0
+	for _, p := range parts {
+		stem := p[:4]
+		for _, w := range words {
+			if strings.HasPrefix(w, stem) && (strings.HasPrefix(w, p) || strings.HasPrefix(p, w)) {
+				hits++
+				break
+			}
+		}
+	}
+	return hits >= 2
+}

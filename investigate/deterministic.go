@@ -190,6 +190,11 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 	if l, _, _, ok := ev.contractBreak(h.c); ok {
 		read(l.change.File, l.line)
 	}
+	if h.c.hasSignature("cloud-access-denied") {
+		if l, ok := ev.permissionChange(h.c); ok {
+			read(l.change.File, l.line)
+		}
+	}
 	if h.c.hasSignature("shared-connection") {
 		if l, ok := ev.sharedConnectionChange(h.c); ok {
 			read(l.change.File, l.line)
@@ -336,6 +341,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			manifest = m
 		case m != nil && capacitySetting(c, m):
 			manifest = m // the ceiling that binds is the setting, whatever change came before
+		case c.hasSignature("cloud-access-denied"):
+			if l, ok := ev.permissionChange(c); ok {
+				cfg, hasCfg = l, true
+			}
 		default:
 			if l, ok := ev.namedConfigChange(c); ok {
 				cfg, hasCfg = l, true
@@ -363,6 +372,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		rc.Function = ""
 	case hasCfg:
 		rc.File, rc.Line = cfg.change.File, cfg.line
+		rc.Function = "" // a setting, not a function
 		sourceRead = readAt(rc.File, rc.Line)
 	case manifest != nil:
 		rc.File, rc.Line = manifest.File, manifest.Line

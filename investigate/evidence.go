@@ -76,14 +76,19 @@ func errorLine(text string, s *Signature) string {
 		return text
 	}
 	start := strings.LastIndex(text[:loc[0]], "\n") + 1
-	end := strings.Index(text[loc[0]:], "\n")
-	if end < 0 {
-		return text[start:]
+	end := loc[0] + strings.Index(text[loc[0]:], "\n")
+	if end < loc[0] {
+		end = len(text)
 	}
-	line := text[start : loc[0]+end]
-	// JSON-encoded lines carry the interesting part after a long prefix.
-	if len(line) > 240 && loc[0]-start > 80 {
-		line = text[max(start, loc[0]-80) : loc[0]+end]
+	line := text[start:end]
+	// JSON-encoded and framework-prefixed lines carry the interesting part
+	// after a long prefix: start shortly before the match, at a word.
+	if loc[0]-start > 100 {
+		from := loc[0] - 60
+		if sp := strings.IndexAny(text[from:loc[0]], " ,;(["); sp >= 0 {
+			from += sp + 1
+		}
+		line = "…" + text[from:end]
 	}
 	return line
 }

@@ -146,6 +146,7 @@ var Catalogue = []Signature{
 	sig("growth-with-uptime", "any", `grows? steadily with uptime`, ErrOOM, BucketCodeBug, RoleCause, false, 70, "memory leak (usage grows with uptime)"),
 	sig("latency-rise", "any", `\bp99 latency \S+ since\b`, ErrTimeout, BucketUnknown, RoleSymptom, false, 30, "latency rise"),
 	sig("clock-skew", "any", `ImmatureSignatureError|[Tt]oken is not yet valid|Token used before issued|TokenNotYetValid|JWT not active|issued in the future|(?i:clock skew detected)|System clock wrong by|clock offset of -?\d+(?:\.\d+)?s on node`, ErrConfig, BucketInfrastructure, RoleCause, true, 80, "clocks disagree (a token not yet valid / clock skew)"),
+	sig("cloud-access-denied", "any", `An error occurred \((?:AccessDenied|AccessDeniedException|UnauthorizedOperation|InvalidClientTokenId|UnrecognizedClientException)\)|[Nn]ot authorized to perform:? sts:AssumeRole|is not authorized to perform: \w+:\w+|AuthorizationFailed|does not have authorization to perform action|Permission '[\w.]+' denied on resource|PERMISSION_DENIED: Permission`, ErrConfig, BucketInfrastructure, RoleCause, true, 82, "cloud IAM permission denied"),
 	sig("k8s-crashloop", "k8s", `CrashLoopBackOff|Back-off restarting failed container`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 40, "container restarting in a loop"),
 
 	// Test runners: a failed assertion in CI (Jest, pytest, go test, JUnit).

@@ -218,6 +218,14 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 	case rc.ErrorType == ErrConfig && (c.Signature == "dns" || c.Signature == "java-unknownhost") && rc.File != "":
 		fix.Summary = fmt.Sprintf("The host name %s's changed setting points at does not resolve (%s). Abort or roll back the rollout now, then correct the host name at %s:%d (check it for a typo against the Service's real DNS name) and roll out again.", c.Service, Quote(bestQuote(c), 120), rc.File, rc.Line)
 		fix.Steps = []string{"Abort the canary / roll back the rollout", fmt.Sprintf("Fix the host name at %s:%d", rc.File, rc.Line), "Resolve it from a pod (nslookup) before rolling out again", "Make the readiness probe or the rollout analysis check the dependency's connection"}
+	case c.Signature == "cloud-access-denied":
+		fix.Summary = fmt.Sprintf("%s is denied by the cloud provider (%s): the identity it runs as is no longer allowed to assume its role or perform the call.", c.Service, Quote(bestQuote(c), 140))
+		if rc.File != "" {
+			fix.Summary += fmt.Sprintf(" The permission changed at %s:%d: make the trust/binding match the service account the workload actually runs as (or complete the rename on the workload side), apply, and restart the pods so they fetch fresh credentials.", rc.File, rc.Line)
+		} else {
+			fix.Summary += " Check the role's trust policy and permissions against the service account the pods run as."
+		}
+		fix.Steps = []string{"Compare the role's trust subject/binding with the pod's service account", "Revert or complete the permission change and apply it", "Restart the workload so it obtains new credentials", "Add a plan-time check that every IRSA/workload-identity subject matches an existing service account"}
 	case c.Signature == "clock-skew":
 		where := "the nodes its failing pods run on"
 		for _, f := range ev.findings {

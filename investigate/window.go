@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // zones named in messages ("since 9:45 ET") resolve in minimal images too
 )
 
 var (
-	sinceClockRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started(?: at)?|after|around|about|at)\s*(?:about|around|approx\.?|approximately|roughly|like|maybe|~|≈)?\s*~?\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|utc|z)?\b`)
+	sinceClockRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started(?: at)?|after|around|about|at)\s*(?:about|around|approx\.?|approximately|roughly|like|maybe|~|≈)?\s*~?\s*(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h|utc|z)?\b(?:\s*\(?([A-Za-z]{2,5})\b)?`)
 	lastDurRE    = regexp.MustCompile(`(?i)\b(?:for|in|over|during)?\s*(?:the\s+)?(?:last|past)\s+(\d+|an?|one|few|couple(?: of)?)?\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)\b`)
 	agoRE        = regexp.MustCompile(`(?i)\b(\d+|an?|one|few|couple(?: of)?)\s*(m|mins?|minutes?|h|hrs?|hours?)\s+ago\b`)
 )
@@ -80,9 +81,16 @@ func ParseSince(text string, now time.Time) (time.Time, bool) {
 				hours = append(hours, h+12)
 			}
 		}
+		loc := now.Location()
+		if strings.EqualFold(suffix, "utc") || strings.EqualFold(suffix, "z") {
+			loc = time.UTC
+		} else if z, ok := zoneOf(m[4]); ok {
+			loc = z
+		}
+		local := now.In(loc)
 		var best time.Time
 		for _, hh := range hours {
-			t := time.Date(now.Year(), now.Month(), now.Day(), hh, mins, 0, 0, now.Location())
+			t := time.Date(local.Year(), local.Month(), local.Day(), hh, mins, 0, 0, loc)
 			if t.After(now) {
 				t = t.Add(-24 * time.Hour)
 			}
@@ -91,7 +99,7 @@ func ParseSince(text string, now time.Time) (time.Time, bool) {
 			}
 		}
 		if !best.IsZero() && now.Sub(best) <= 36*time.Hour {
-			return best, true
+			return best.In(now.Location()), true
 		}
 	}
 	return time.Time{}, false
@@ -253,4 +261,30 @@ func parseDayWords(text string, now time.Time) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// zoneNames maps the time-zone abbreviations people write after a clock
+// time ("since 9:45 ET") to their zones; daylight saving follows the date.
+var zoneNames = map[string]string{
+	"UTC": "UTC", "GMT": "Europe/London", "Z": "UTC",
+	"ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
+	"CT": "America/Chicago", "CST": "America/Chicago", "CDT": "America/Chicago",
+	"MT": "America/Denver", "MST": "America/Denver", "MDT": "America/Denver",
+	"PT": "America/Los_Angeles", "PST": "America/Los_Angeles", "PDT": "America/Los_Angeles",
+	"BST": "Europe/London", "WET": "Europe/Lisbon", "WEST": "Europe/Lisbon",
+	"CET": "Europe/Paris", "CEST": "Europe/Paris", "EET": "Europe/Athens", "EEST": "Europe/Athens",
+	"IST": "Asia/Kolkata", "SGT": "Asia/Singapore", "JST": "Asia/Tokyo", "KST": "Asia/Seoul",
+	"AEST": "Australia/Sydney", "AEDT": "Australia/Sydney", "NZST": "Pacific/Auckland", "NZDT": "Pacific/Auckland",
+}
+
+func zoneOf(abbr string) (*time.Location, bool) {
+	name, ok := zoneNames[strings.ToUpper(abbr)]
+	if !ok {
+		return nil, false
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, false
+	}
+	return loc, true
 }

@@ -21,6 +21,12 @@ func TestParseSince(t *testing.T) {
 		{"started 2h ago", now.Add(-2 * time.Hour), true},
 		{"since 11pm", time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC), true},
 		{"checkout is down", time.Time{}, false},
+		// Zones named after the clock time, daylight saving by date.
+		{"photos stuck since ~5:15 ET", time.Date(2026, 11, 30, 10, 15, 0, 0, time.UTC), true}, // EST, UTC-5
+		{"errors since about 10am CET", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), true},   // UTC+1
+		{"slow since 02:10 PT", time.Date(2026, 11, 30, 10, 10, 0, 0, time.UTC), true},         // PST, UTC-8
+		{"since 10:05 UTC and still failing", time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC), true},
+		{"since 9 and rising", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), true}, // "and" is not a zone
 	}
 	for _, tc := range cases {
 		got, ok := ParseSince(tc.text, now)
@@ -50,4 +56,14 @@ func TestParseSinceCoarse(t *testing.T) {
 	assert.Equal(t, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), got)
 	_, ok = ParseSince("since this morning", now)
 	assert.False(t, ok, "day words are too vague to date an onset")
+}
+
+func TestParseSinceFollowsDaylightSaving(t *testing.T) {
+	summer := time.Date(2026, 5, 18, 14, 30, 0, 0, time.UTC)
+	got, ok := ParseSince("stuck since ~9:45 ET", summer)
+	assert.True(t, ok)
+	assert.Equal(t, time.Date(2026, 5, 18, 13, 45, 0, 0, time.UTC), got.UTC(), "EDT is UTC-4 in May")
+	got, ok = ParseSince("around 15:21 BST", summer)
+	assert.True(t, ok)
+	assert.Equal(t, time.Date(2026, 5, 18, 14, 21, 0, 0, time.UTC), got.UTC())
 }
