@@ -513,6 +513,7 @@ func (ev *evidence) candidates() []*candidate {
 	for _, c := range out {
 		c.Score = ev.score(c)
 	}
+	demotePoolVictims(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
@@ -847,4 +848,28 @@ func (ev *evidence) namedCallee(f Finding) string {
 		}
 	}
 	return ""
+}
+
+// clientPools: a client-side connection pool that cannot hand out a
+// connection. That is the pool's own limit only while its server is healthy.
+var clientPools = map[string]bool{"java-hikari": true, "py-pool": true}
+
+// demotePoolVictims: a pool that runs dry while another service fails on a
+// platform cause of its own (a database out of disk, crash-looping) starting
+// no later than the pool does is that service's victim.
+func demotePoolVictims(cs []*candidate) {
+	for _, o := range cs {
+		if !clientPools[o.Signature] {
+			continue
+		}
+		for _, t := range cs {
+			if t.Service == o.Service || t.infra == 0 || !t.isCause() || t.First.IsZero() || o.First.IsZero() {
+				continue
+			}
+			if !t.First.After(o.First.Add(time.Minute)) && aligned(t.First, o.First, 10*time.Minute) {
+				o.Score *= 0.6
+				break
+			}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package investigate
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,4 +37,26 @@ func TestErrorLineStartsNearALateMatch(t *testing.T) {
 
 	short := "ClientError: An error occurred (AccessDenied) when calling the PutObject operation"
 	assert.Equal(t, short, errorLine(short, sig))
+}
+
+func TestPoolRunningDryBehindAFailingDatabaseIsAVictim(t *testing.T) {
+	t0 := time.Date(2026, 9, 8, 2, 46, 0, 0, time.UTC)
+	pool := func() *candidate {
+		return &candidate{Service: "stock-api", Signature: "java-hikari", ErrorType: ErrResourceExhaustion, First: t0.Add(10 * time.Second), Score: 7.8, logCause: 90}
+	}
+	db := &candidate{Service: "inventory-postgresql", Signature: "disk-full", ErrorType: ErrResourceExhaustion, First: t0, Score: 7.7, infra: 4, logCause: 18}
+
+	p := pool()
+	demotePoolVictims([]*candidate{p, db})
+	assert.Less(t, p.Score, db.Score, "the database failed first on a cause of its own")
+
+	late := &candidate{Service: db.Service, Signature: "disk-full", ErrorType: ErrResourceExhaustion, First: t0.Add(30 * time.Minute), infra: 4, logCause: 18}
+	p = pool()
+	demotePoolVictims([]*candidate{p, late})
+	assert.Equal(t, 7.8, p.Score, "a server failing half an hour after the pool ran dry did not cause it")
+
+	healthy := &candidate{Service: "audit", Signature: "py-nonetype", ErrorType: ErrNullPointer, First: t0, logCause: 3}
+	p = pool()
+	demotePoolVictims([]*candidate{p, healthy})
+	assert.Equal(t, 7.8, p.Score, "an application error elsewhere is no platform failure")
 }

@@ -557,6 +557,8 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	want := []string{}
 	text := strings.ToLower(joinQuotes(h.c.Support))
 	switch {
+	case h.c.hasSignature("pdb-selects-nothing"):
+		want = []string{FieldPDBSelector}
 	case h.c.ErrorType == ErrOOM:
 		want = []string{FieldMemoryLimit, FieldMemoryRequest}
 	case h.c.ErrorType == ErrTLS:
@@ -938,6 +940,8 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		// times out says the application is too slow to answer.
 		return true
 	case capacitySetting(c, m):
+		return true
+	case m.Kind == FieldPDBSelector && c.hasSignature("pdb-selects-nothing"):
 		return true
 	case manifestNamed(c, m):
 		return true

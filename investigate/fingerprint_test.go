@@ -45,6 +45,7 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"PodDisruptionBudget claims-api selects no pods (selector app=claims-api; the pods of claims-api are labelled app.kubernetes.io/name=claims-api)", "pdb-selects-nothing", ErrConfig},
 		{"botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the AssumeRoleWithWebIdentity operation: Not authorized to perform sts:AssumeRoleWithWebIdentity", "cloud-access-denied", ErrConfig},
 		{"googleapi: Error 403: Permission 'storage.objects.create' denied on resource (or it may not exist).", "cloud-access-denied", ErrConfig},
 		{"ImportError: urllib3 v2 only supports OpenSSL 1.1.1+", "import-error", ErrDependency},

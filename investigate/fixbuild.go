@@ -236,6 +236,12 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		}
 		fix.Summary = fmt.Sprintf("%s rejects valid tokens because clocks disagree (%s): the clock of %s is behind the token issuer's. Cordon and drain that node so the pods move, then fix its time sync (step the clock: chrony makestep / a forced NTP sync) before uncordoning. Allowing a small leeway for iat/nbf in token validation makes the service tolerant of normal drift.", c.Service, Quote(bestQuote(c), 100), where)
 		fix.Steps = []string{"kubectl cordon and drain the skewed node", "Step its clock (chronyc makestep) and check time sync alerts", "Add a few seconds of leeway to JWT iat/nbf validation", "Alert on node_timex_offset_seconds"}
+	case c.hasSignature("pdb-selects-nothing"):
+		fix.Summary = pdbProse(c, m)
+		fix.Steps = []string{"Make the PodDisruptionBudget's selector the workload's selector labels (the chart's selectorLabels helper, not a literal)", "Check it: kubectl get pdb shows expected pods equal to the replicas and ALLOWED DISRUPTIONS 1", "Spread replicas across nodes/zones (topologySpreadConstraints) so one drain cannot take them all", "Add a chart test that the budget selects the deployment's pods"}
+	case c.Signature == "disk-full":
+		fix.Summary = diskFullProse(c)
+		fix.Steps = []string{"Find what fills the volume (du on the data directory; for databases, the write-ahead log)", "Free space or grow the volume (PVC) to get the service back", "Remove what keeps data from being recycled (abandoned replication slot, failing archiver, retention)", "Alert on volume usage before it is full"}
 	case c.ErrorType == ErrOOM:
 		peak := 0.0
 		for _, f := range c.Support {
@@ -359,4 +365,54 @@ func windowLine(window []string, n int) string {
 		}
 	}
 	return ""
+}
+
+// diskFullProse: what fills a full volume decides the fix. A database's
+// write-ahead log that is never recycled is held by a replication slot no
+// consumer reads any more, or by a failing archiver.
+func diskFullProse(c *candidate) string {
+	var text strings.Builder
+	for _, f := range c.Support {
+		text.WriteString(f.Quote)
+		text.WriteString(" ")
+	}
+	all := strings.ToLower(text.String())
+	quote := Quote(bestQuote(c), 120)
+	if sig := SignatureByID("disk-full"); sig != nil {
+		for _, f := range c.Support {
+			if f.Kind == KindLogPattern && sig.Pattern.MatchString(f.Quote) {
+				quote = Quote(errorLine(f.Quote, sig), 120)
+				break
+			}
+		}
+	}
+	switch {
+	case strings.Contains(all, "pg_wal") || strings.Contains(all, "pg_xlog"):
+		return fmt.Sprintf("%s's volume is full of write-ahead log (%s). WAL that is never recycled is almost always retained by a replication slot whose consumer is gone (check pg_replication_slots for inactive slots and their retained bytes) or by a failing archive_command. Grow the volume (PVC) enough to start, drop the abandoned slot with pg_drop_replication_slot, and set max_slot_wal_keep_size so one dead consumer cannot fill the disk again.", c.Service, quote)
+	case strings.Contains(all, "binlog") || strings.Contains(all, "binary log"):
+		return fmt.Sprintf("%s's volume is full (%s) and the binary logs are involved: purge old binary logs (PURGE BINARY LOGS), set binlog_expire_logs_seconds, and grow the volume.", c.Service, quote)
+	}
+	return fmt.Sprintf("%s has no space left on its volume (%s): free space or grow the volume to restore service, then find what grows (logs, temp files, retained data) and bound it with retention.", c.Service, quote)
+}
+
+// pdbProse explains a disruption budget that protects nothing.
+func pdbProse(c *candidate, m *ManifestField) string {
+	var sel, labels string
+	for _, f := range c.Support {
+		if f.Signature == "pdb-selects-nothing" {
+			sel, labels = f.Attrs["selector"], f.Attrs["pod_labels"]
+			break
+		}
+	}
+	out := fmt.Sprintf("The PodDisruptionBudget of %s selects none of its pods", c.Service)
+	if sel != "" {
+		out += fmt.Sprintf(" (selector %s, pods labelled %s)", sel, labels)
+	}
+	out += ", so it protects nothing: a node drain (upgrade, scale-down) evicted the replicas together and the service had no ready pod."
+	if m != nil && m.Kind == FieldPDBSelector {
+		out += fmt.Sprintf(" Fix the selector at %s:%d (%s = %s) to match the pod labels, preferably by including the same selector-labels helper the Deployment uses, and spread replicas across nodes.", m.File, m.Line, m.Path, m.Value)
+	} else {
+		out += " Make its selector match the pod labels and spread replicas across nodes."
+	}
+	return out
 }

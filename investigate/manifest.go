@@ -31,6 +31,7 @@ const (
 	FieldIssuer        = "issuer_ref"   // cert-manager Certificate issuerRef.name
 	FieldTLS           = "tls"          // trust stores, CA bundles, certificate settings
 	FieldConfigKey     = "config_key"   // a key named by the evidence in a config file
+	FieldPDBSelector   = "pdb_selector" // PodDisruptionBudget spec.selector
 )
 
 var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
@@ -72,6 +73,46 @@ func IsManifestPath(p string) bool {
 // settings of the workload named service (matched on workload, container
 // or Helm values section names).
 func LocateManifestFields(file string, content []byte, service string) ([]ManifestField, error) {
+	out, err := locateManifestFields(file, content, service)
+	if err != nil && bytes.Contains(content, []byte("{{")) {
+		// A Helm template: read it with its directives blanked out, line
+		// numbers kept.
+		fields, err := locateManifestFields(file, detemplate(content), service)
+		kept := fields[:0]
+		for _, f := range fields {
+			if !strings.Contains(f.Value, templated) {
+				kept = append(kept, f) // a computed value says nothing
+			}
+		}
+		return kept, err
+	}
+	return out, err
+}
+
+var (
+	directiveLineRE = regexp.MustCompile(`^\s*\{\{.*\}\}\s*$`)
+	actionRE        = regexp.MustCompile(`\{\{.*?\}\}`)
+)
+
+// detemplate turns a Helm template into YAML: lines that are only a
+// template action become empty, other actions become a placeholder scalar.
+func detemplate(content []byte) []byte {
+	lines := strings.Split(string(content), "\n")
+	for i, l := range lines {
+		switch {
+		case directiveLineRE.MatchString(l):
+			lines[i] = ""
+		case strings.Contains(l, "{{"):
+			lines[i] = actionRE.ReplaceAllString(l, templated)
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// templated stands for a value a template computes.
+const templated = "TEMPLATED"
+
+func locateManifestFields(file string, content []byte, service string) ([]ManifestField, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(content))
 	var out []ManifestField
 	want := NormalizeServiceName(service)
@@ -102,7 +143,7 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 			default:
 				podSpec, prefix = mapGet(mapGet(mapGet(root, "spec"), "template"), "spec"), "spec.template.spec"
 			}
-			workloadMatch := want == "" || NormalizeServiceName(name) == want || strings.Contains(NormalizeServiceName(name), want)
+			workloadMatch := want == "" || NormalizeServiceName(name) == want || strings.Contains(NormalizeServiceName(name), want) || namedByChart(file, name, want)
 			containers := seqItems(mapGet(podSpec, "containers"))
 			var matched []*yaml.Node
 			for _, c := range containers {
@@ -130,6 +171,21 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 			if n := mapGet(spec, "maxReplicas"); n != nil {
 				out = append(out, ManifestField{File: file, Line: n.Line, Kind: FieldMaxReplicas, Path: "spec.maxReplicas", Value: n.Value, Workload: name})
 			}
+		case "PodDisruptionBudget":
+			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
+			if want != "" && !strings.Contains(NormalizeServiceName(name), want) && !namedByChart(file, name, want) {
+				continue
+			}
+			sel := mapGet(mapGet(root, "spec"), "selector")
+			labels := mapGet(sel, "matchLabels")
+			if labels == nil || len(labels.Content) < 2 {
+				continue
+			}
+			var pairs []string
+			for i := 0; i+1 < len(labels.Content); i += 2 {
+				pairs = append(pairs, labels.Content[i].Value+"="+labels.Content[i+1].Value)
+			}
+			out = append(out, ManifestField{File: file, Line: labels.Content[0].Line, Kind: FieldPDBSelector, Path: "spec.selector.matchLabels", Value: strings.Join(pairs, ","), Workload: name})
 		case "Certificate":
 			name := scalar(mapGet(mapGet(root, "metadata"), "name"))
 			spec := mapGet(root, "spec")
@@ -347,4 +403,18 @@ func LocateConfigKeys(file string, content []byte, keys []string) []ManifestFiel
 		}
 	}
 	return out
+}
+
+// namedByChart: an object whose name a template computes belongs to the
+// service whose chart the file is in (charts/claims-api/templates/...).
+func namedByChart(file, name, want string) bool {
+	if want == "" || !strings.Contains(name, templated) {
+		return false
+	}
+	for _, seg := range strings.Split(path.Dir(file), "/") {
+		if NormalizeServiceName(seg) == want {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -92,4 +93,36 @@ func TestRecordsFollowSpecificRecords(t *testing.T) {
 	}
 	key, _ = spread.Recurring()
 	assert.Empty(t, key, "every failure on another record is not bad data")
+}
+
+func TestLocateManifestFieldsReadsHelmTemplates(t *testing.T) {
+	dir := "../testdata/holdout3/claims-api-pdb-selector-mismatch-node-upgrade/repo/charts/claims-api/templates/"
+	pdb, err := os.ReadFile(dir + "pdb.yaml")
+	require.NoError(t, err)
+	fs, err := LocateManifestFields("charts/claims-api/templates/pdb.yaml", pdb, "claims-api")
+	require.NoError(t, err)
+	sel := fieldOf(fs, FieldPDBSelector)
+	require.NotNil(t, sel, "the budget's name is computed; the chart directory names the service")
+	assert.Equal(t, 12, sel.Line, "line numbers survive the blanked template actions")
+	assert.Equal(t, "app=claims-api", sel.Value)
+	other, err := LocateManifestFields("charts/claims-api/templates/pdb.yaml", pdb, "policy-api")
+	require.NoError(t, err)
+	assert.Empty(t, other)
+
+	dep, err := os.ReadFile(dir + "deployment.yaml")
+	require.NoError(t, err)
+	fs, err = LocateManifestFields("charts/claims-api/templates/deployment.yaml", dep, "claims-api")
+	require.NoError(t, err)
+	require.NotEmpty(t, fs)
+	for _, f := range fs {
+		assert.NotContains(t, f.Value, templated, "%s: a computed value is not a setting", f.Path)
+	}
+	assert.Nil(t, fieldOf(fs, FieldImage), "the image is computed from values")
+}
+
+func TestDetemplateKeepsLines(t *testing.T) {
+	in := "{{- if .Values.enabled }}\nkind: X\nmetadata:\n  name: {{ include \"n\" . }}\n  labels:\n    {{- include \"l\" . | nindent 4 }}\n{{- end }}"
+	out := string(detemplate([]byte(in)))
+	assert.Equal(t, strings.Count(in, "\n"), strings.Count(out, "\n"))
+	assert.Equal(t, "\nkind: X\nmetadata:\n  name: TEMPLATED\n  labels:\n\n", out)
 }

@@ -17,6 +17,7 @@ type snapshot struct {
 	events    []event
 	workloads []workloadObj
 	nodes     []node
+	budgets   []disruptionBudget
 }
 
 // observation is one piece of evidence before merging per workload and

@@ -527,6 +527,20 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 		func() { c.listInto(ctx, "apps/v1", "StatefulSet", ns, &snap.workloads, tables, &mu, note) },
 		func() { c.listInto(ctx, "batch/v1", "Job", ns, &snap.workloads, tables, &mu, note) },
 		func() {
+			// Disruption budgets: optional, a cluster without them or a
+			// server refusing the kind loses nothing else.
+			text, err := c.call(ctx, "resources_list", nsArgs(map[string]any{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget"}))
+			if err != nil {
+				return
+			}
+			if raws, err := parseObjects(text); err == nil {
+				budgets := decodeAll[disruptionBudget](raws)
+				mu.Lock()
+				snap.budgets = budgets
+				mu.Unlock()
+			}
+		},
+		func() {
 			text, err := c.call(ctx, "resources_list", map[string]any{"apiVersion": "v1", "kind": "Node"})
 			if err != nil {
 				note("nodes", err)
@@ -589,6 +603,7 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 		an.scanLogs(t, logs[i])
 	}
 	an.scanEvents()
+	an.scanBudgets()
 	findings, unattributed := an.findings(services)
 	sort.Strings(notes)
 	return &investigate.ToolResult{

@@ -517,3 +517,58 @@ func TestBearerToken(t *testing.T) {
 	assert.Equal(t, investigate.ErrKindUnauthorized, investigate.KindOf(err))
 	assert.NotContains(t, err.Error(), token)
 }
+
+func TestDisruptionBudgetSelectingNoPods(t *testing.T) {
+	fx := start(t, "../../testdata/holdout3/claims-api-pdb-selector-mismatch-node-upgrade", k8smcp.Options{}, Config{})
+	res := fx.status(t, `{}`)
+
+	f := bySig(res.Findings, "claims-api", "pdb-selects-nothing")
+	require.NotNil(t, f, "claims-api's budget selects app=claims-api, its pods carry app.kubernetes.io/name")
+	assert.Equal(t, investigate.ErrConfig, f.ErrorType)
+	assert.Equal(t, "app=claims-api", f.Attrs["selector"])
+	assert.Contains(t, f.Attrs["pod_labels"], "app.kubernetes.io/name=claims-api")
+	assert.NotContains(t, f.Attrs["pod_labels"], "pod-template-hash")
+	assert.Equal(t, "3", f.Attrs["pods_stopped"], "the pods stopped within ten minutes of the first")
+	assert.Nil(t, bySig(res.Findings, "policy-api", "pdb-selects-nothing"), "policy-api's budget selects its pods")
+	assert.Equal(t, 1, countArgs(fx, "PodDisruptionBudget"))
+}
+
+func TestDisruptionBudgetNeedsPlannedDisruptions(t *testing.T) {
+	three := 0
+	b := disruptionBudget{Metadata: meta{Name: "api", Namespace: "ns"}}
+	b.Spec.Selector.MatchLabels = map[string]string{"app": "api-old"}
+	b.Status.ExpectedPods = &three
+	p := pod{Metadata: meta{Name: "api-7f6d5c9b8d-x7kq2", Namespace: "ns", Labels: map[string]string{"app": "api"}}}
+	kill := func(name, at string) event {
+		e := event{Reason: "Killing", Type: "Normal", FirstTimestamp: at, LastTimestamp: at}
+		e.InvolvedObject.Kind, e.InvolvedObject.Name, e.InvolvedObject.Namespace = "Pod", name, "ns"
+		return e
+	}
+	drain := event{Reason: "Drain", Type: "Normal", FirstTimestamp: "2026-06-16T14:20:00Z"}
+	drain.InvolvedObject.Kind, drain.InvolvedObject.Name = "Node", "node-1"
+	kills := []event{kill("api-7f6d5c9b8d-b4wzt", "2026-06-16T14:21:00Z"), kill("api-7f6d5c9b8d-m9rlv", "2026-06-16T14:21:30Z")}
+
+	run := func(events []event) []investigate.Finding {
+		a := newAnalyzer(&snapshot{pods: []pod{p}, events: events, budgets: []disruptionBudget{b}})
+		a.scanPods()
+		a.scanBudgets()
+		fs, _ := a.findings(nil)
+		return fs
+	}
+	assert.Nil(t, bySig(run(kills), "api", "pdb-selects-nothing"), "no drain: a budget that selects nothing did not matter")
+	got := bySig(run(append(kills, drain)), "api", "pdb-selects-nothing")
+	require.NotNil(t, got)
+	assert.Equal(t, mustTime("2026-06-16T14:21:00Z"), got.Time, "when the first pod was stopped")
+	assert.Nil(t, bySig(run([]event{kills[0], drain}), "api", "pdb-selects-nothing"), "one pod stopped is what a budget allows anyway")
+}
+
+// countArgs counts calls whose arguments mention s.
+func countArgs(f *fixture, s string) int {
+	n := 0
+	for _, e := range f.tr.Filter(k8smcp.ServiceName) {
+		if strings.Contains(fmt.Sprint(e.Params), s) {
+			n++
+		}
+	}
+	return n
+}

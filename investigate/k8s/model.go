@@ -339,3 +339,32 @@ func parseTime(s string) time.Time {
 	}
 	return time.Time{}
 }
+
+// disruptionBudget is a PodDisruptionBudget (policy/v1).
+type disruptionBudget struct {
+	Metadata meta `json:"metadata"`
+	Spec     struct {
+		MinAvailable   *intOrString `json:"minAvailable"`
+		MaxUnavailable *intOrString `json:"maxUnavailable"`
+		Selector       struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"selector"`
+	} `json:"spec"`
+	Status struct {
+		ExpectedPods       *int `json:"expectedPods"`
+		DisruptionsAllowed int  `json:"disruptionsAllowed"`
+	} `json:"status"`
+}
+
+// selects reports whether the budget's label selector matches the labels.
+func (b *disruptionBudget) selects(labels map[string]string) bool {
+	if len(b.Spec.Selector.MatchLabels) == 0 {
+		return false
+	}
+	for k, v := range b.Spec.Selector.MatchLabels {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
