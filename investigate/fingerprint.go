@@ -89,6 +89,7 @@ var Catalogue = []Signature{
 	sig("node-undefined", "node", `TypeError: Cannot read propert(?:y|ies) of (?:undefined|null)|TypeError: Cannot (?:set|destructure) propert(?:y|ies) of (?:undefined|null)|undefined is not an object|Cannot read properties of (?:undefined|null)`, ErrNullPointer, BucketCodeBug, RoleCause, false, 88, "JavaScript undefined/null dereference"),
 	sig("node-notfunction", "node", `TypeError: [\w$.\[\]'"]+ is not a function|ReferenceError: \w+ is not defined|RangeError: `, ErrRuntime, BucketCodeBug, RoleCause, false, 70, "JavaScript runtime error"),
 	sig("node-heap", "node", `JavaScript heap out of memory|FATAL ERROR: .*Allocation failed|Reached heap limit`, ErrOOM, BucketInfrastructure, RoleCause, true, 85, "Node.js heap exhausted"),
+	sig("message-format", "any", `\b(?:EXPECT_ARGUMENT_CLOSING_BRACE|EXPECT_ARGUMENT_TYPE|EXPECT_ARGUMENT_STYLE|MALFORMED_ARGUMENT|EXPECT_PLURAL_ARGUMENT_SELECTOR|EXPECT_SELECT_ARGUMENT_OPTIONS|MISSING_OTHER_CLAUSE|UNMATCHED_CLOSING_TAG|UNCLOSED_TAG|INVALID_TAG|UNCLOSED_QUOTE_IN_ARGUMENT_STYLE|EMPTY_ARGUMENT)\b|Unmatched braces in the pattern|can't parse argument number|FORMATTING_ERROR|i18next::translator: missing|MessageFormat(?:Error|Exception)|Invalid ICU message`, ErrDataValidation, BucketBadData, RoleCause, false, 78, "malformed message/translation string"),
 	sig("node-json", "node", `SyntaxError: Unexpected (?:token|end of JSON input|non-whitespace)|in JSON at position \d+|is not valid JSON`, ErrDataValidation, BucketBadData, RoleCause, false, 70, "malformed JSON payload"),
 
 	// .NET
