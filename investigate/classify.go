@@ -51,6 +51,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketInfrastructure
 	case ErrDataValidation:
+		if ev.checkThenInsertRace(c, anchoredPath, anchoredLine) {
+			return BucketFlake // two writers of the same key: the loser hits the unique index
+		}
 		if change, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
 			// The parser/validator changed just before: the code is wrong,
 			// not the data. Unless the failures follow a few records and
@@ -149,7 +152,7 @@ func (c *candidate) recurringRecords() (string, []string) {
 	return "", nil
 }
 
-var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss|passes (?:on|after|when I) re-?(?:run|try)|re-?run(?:ning)? (?:it )?passes|green on (?:re-?run|retry)|red again)\b`)
+var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss|passes (?:on|after|when I) re-?(?:run|try)|re-?run(?:ning)? (?:it )?passes|green on (?:re-?run|retry)|red again|(?:go(?:es)?|went|get|gets|got) through on (?:a )?re-?try|(?:succeed(?:s|ed)?|work(?:s|ed)?) (?:on|after) (?:a )?re-?try)\b`)
 
 // saysIntermittent: the reporter describes rare, self-healing failures.
 func (ev *evidence) saysIntermittent() bool { return intermittentWordsRE.MatchString(ev.issue.Text) }
@@ -264,4 +267,26 @@ func (c *candidate) sameHourDaily() string {
 		return ""
 	}
 	return hour
+}
+
+var (
+	// uniqueViolationRE: an insert refused because the key already exists.
+	uniqueViolationRE = regexp.MustCompile(`(?i)RecordNotUnique|UniqueViolation|duplicate key value violates unique|Duplicate entry .* for key|UNIQUE constraint failed|E11000 duplicate key|IntegrityError: .*(?:unique|duplicate)|DuplicateKeyException|SQLIntegrityConstraintViolationException: Duplicate|ConstraintViolationException.*unique`)
+	// checkThenInsertRE: a lookup followed by an insert that is not atomic.
+	checkThenInsertRE = regexp.MustCompile(`find_or_create_by!?|first_or_create!?|get_or_create|FirstOrCreate|findOrCreate|getOrCreate|findOrNew|firstOrCreate|create_if_not_exists|createIfNotExists|GetOrAdd|\.exists\?\(|if\s+not\s+\w+\.(?:exists|filter)`)
+)
+
+// checkThenInsertRace: a unique-index violation raised at a find-or-create
+// (lookup, then insert) is two concurrent writers of the same key, not bad
+// input: the loser's retry finds the row and succeeds.
+func (ev *evidence) checkThenInsertRace(c *candidate, path string, line int) bool {
+	if path == "" || !uniqueViolationRE.MatchString(joinQuotes(c.Support)) {
+		return false
+	}
+	for _, f := range ev.findings {
+		if f.Kind == KindSourceAnchor && f.File == path && abs(f.Line-line) <= 3 && checkThenInsertRE.MatchString(f.Quote) {
+			return true
+		}
+	}
+	return false
 }

@@ -278,6 +278,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		col = columnOf(c, h.anchor)
 	}
 	bucket := ev.classify(h, anchorPath, anchorLine)
+	if bucket == BucketFlake && ev.checkThenInsertRace(c, anchorPath, anchorLine) {
+		rc.ErrorType = ErrRace
+	}
 	var manifest *ManifestField
 	var cfg, leak changeLine
 	var hasCfg, hasLeak bool
@@ -690,6 +693,9 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 	if s := SignatureByID(c.Signature); s != nil {
 		what = s.Title
 	}
+	if rc.ErrorType == ErrRace && c.ErrorType == ErrDataValidation {
+		what = "concurrent find-or-create of the same key (the losing insert hits the unique index)"
+	}
 	var b strings.Builder
 	if rc.Service != c.Service && c.ErrorType == ErrResourceExhaustion && changeExact && rc.Bucket == BucketCodeBug {
 		// A caller's retries exhaust the service: name both.
@@ -858,8 +864,8 @@ func affectedRecords(c *candidate) []string {
 		for _, t := range texts {
 			for _, m := range idRE.FindAllStringSubmatch(t, -1) {
 				id := m[1]
-				if _, err := strconv.Atoi(id); err == nil && len(id) < 3 {
-					continue
+				if _, err := strconv.Atoi(id); (err == nil && len(id) < 3) || !hasDigitRE.MatchString(id) {
+					continue // record ids carry digits; "duplicate key value" names none
 				}
 				if count[id] == 0 {
 					order = append(order, id)

@@ -80,6 +80,13 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if rc.ErrorType == ErrRace && rc.File != "" && ev.checkThenInsertRace(c, rc.File, rc.Line) {
+			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			fix.Summary = fmt.Sprintf("The find-or-create at %s looks the row up and then inserts it: two concurrent requests for the same key (webhook deliveries, retries, double submits) both miss the lookup, and the second insert hits the unique index. The caller's retry finds the row, so the failures heal themselves, but they page people and can drop side effects. Make the write atomic: insert first and read on conflict (Rails create_or_find_by / upsert, INSERT … ON CONFLICT DO NOTHING, Django update_or_create inside a transaction with the unique constraint), or rescue the unique violation and re-read the existing row.", loc)
+			fix.Steps = []string{"Replace the lookup-then-insert at " + loc + " with an insert-then-read-on-conflict (upsert)", "Keep the unique index: it is what makes the fix safe", "Process the same event id twice in parallel in a test"}
+			fix.RegressionTest = fmt.Sprintf("Run the code at %s for the same key from two threads at once (or stub the lookup to miss twice) and assert one row exists and neither call raises.", path.Base(rc.File))
+			fix.Flake.Conditions += "; concurrent requests for the same key"
+		}
 		if decl := sharedDeclRE.FindString(windowLine(window, rc.Line)); decl != "" && rc.File != "" {
 			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
 			fix.Summary = fmt.Sprintf("The object declared at %s (%s) is shared by every thread but is not thread-safe: concurrent calls corrupt its internal state and fail with varying exceptions (or silently return wrong values). Replace it with a thread-safe equivalent (java.time.DateTimeFormatter for formatters, a ConcurrentHashMap for maps), or give each thread its own instance (ThreadLocal / a local variable). A rollback only helps if a recent change added the concurrency; the shared instance is the defect.", loc, strings.TrimSpace(decl))
