@@ -24,6 +24,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	case ErrRace:
 		return BucketFlake
 	case ErrTLS, ErrConfig:
+		if ev.tokenExpiryRace(c) {
+			return BucketFlake
+		}
 		return BucketInfrastructure
 	case ErrOOM, ErrResourceExhaustion:
 		if c.hasRole("no_memory_limit_on_pressured_node") {
@@ -152,7 +155,7 @@ func (c *candidate) recurringRecords() (string, []string) {
 	return "", nil
 }
 
-var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss|passes (?:on|after|when I) re-?(?:run|try)|re-?run(?:ning)? (?:it )?passes|green on (?:re-?run|retry)|red again|(?:go(?:es)?|went|get|gets|got) through on (?:a )?re-?try|(?:succeed(?:s|ed)?|work(?:s|ed)?) (?:on|after) (?:a )?re-?try)\b`)
+var intermittentWordsRE = regexp.MustCompile(`(?i)\b(random(?:ly)?|intermittent(?:ly)?|flak(?:y|e|iness)|sporadic(?:ally)?|now and then|once in a while|from time to time|occasional(?:ly)?|couple (?:of )?times|goes away|went away|transient|blips?|sometimes|every so often|hit or miss|passes (?:on|after|when I) re-?(?:run|try)|re-?run(?:ning)? (?:it )?passes|green on (?:re-?run|retry)|red again|trickle|retr(?:y|ies) (?:always |usually |mostly )?(?:go(?:es)? through|succeed|work|pass)|(?:go(?:es)?|went|get|gets|got) through on (?:a )?re-?try|(?:succeed(?:s|ed)?|work(?:s|ed)?) (?:on|after) (?:a )?re-?try)\b`)
 
 // saysIntermittent: the reporter describes rare, self-healing failures.
 func (ev *evidence) saysIntermittent() bool { return intermittentWordsRE.MatchString(ev.issue.Text) }
@@ -289,4 +292,15 @@ func (ev *evidence) checkThenInsertRace(c *candidate, path string, line int) boo
 		}
 	}
 	return false
+}
+
+// tokenExpiryRace: a cached access token rejected as expired now and then,
+// while requests around it succeed, is used up to its expiry instant: the
+// request in flight at that moment fails, the next refresh heals it. A
+// token that stays expired fails everything and is a credential problem.
+func (ev *evidence) tokenExpiryRace(c *candidate) bool {
+	if !c.hasSignature("token-expired") || c.infra > 0 {
+		return false
+	}
+	return ev.intermittent(c) || (ev.saysIntermittent() && !ev.sustained(c))
 }

@@ -278,7 +278,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		col = columnOf(c, h.anchor)
 	}
 	bucket := ev.classify(h, anchorPath, anchorLine)
-	if bucket == BucketFlake && ev.checkThenInsertRace(c, anchorPath, anchorLine) {
+	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c)) {
 		rc.ErrorType = ErrRace
 	}
 	var manifest *ManifestField
@@ -692,6 +692,9 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 	what := string(c.ErrorType)
 	if s := SignatureByID(c.Signature); s != nil {
 		what = s.Title
+	}
+	if rc.ErrorType == ErrRace && c.hasSignature("token-expired") {
+		what = "cached access token used up to its expiry (requests at the boundary are rejected)"
 	}
 	if rc.ErrorType == ErrRace && c.ErrorType == ErrDataValidation {
 		what = "concurrent find-or-create of the same key (the losing insert hits the unique index)"

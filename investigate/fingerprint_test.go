@@ -45,6 +45,8 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{`customs hub: HTTP 401: {"error":"invalid_token","error_description":"The access token expired"}`, "token-expired", ErrConfig},
+		{"jwt.exceptions.ExpiredSignatureError: Signature has expired", "token-expired", ErrConfig},
 		{" ⨯ SyntaxError: EXPECT_ARGUMENT_CLOSING_BRACE\n    at parse (/app/node_modules/@formatjs/icu-messageformat-parser/lib/index.js:36:21)", "message-format", ErrDataValidation},
 		{"java.lang.IllegalArgumentException: Unmatched braces in the pattern.", "message-format", ErrDataValidation},
 		{"PodDisruptionBudget claims-api selects no pods (selector app=claims-api; the pods of claims-api are labelled app.kubernetes.io/name=claims-api)", "pdb-selects-nothing", ErrConfig},

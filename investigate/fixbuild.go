@@ -80,6 +80,12 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if rc.ErrorType == ErrRace && ev.tokenExpiryRace(c) {
+			fix.Summary = fmt.Sprintf("%s uses its cached access token up to the instant it expires: a request sent in the last moments reaches the API after expiry (clock skew, network time) and is rejected (%s); the next refresh heals it, so the failures are rare and retries succeed. Refresh the token ahead of expiry with a margin (for example 60 s or 10%% of its lifetime, as golang.org/x/oauth2's expiry delta does), and on a 401 invalid_token refresh once and retry the request.", c.Service, Quote(bestQuote(c), 100))
+			fix.Steps = []string{"Treat the token as expired a margin before expires_in runs out", "On 401 invalid_token: force a refresh and retry once", "Alert on the 401 rate from the API rather than on single failures"}
+			fix.RegressionTest = "With a fake clock, fetch a token with expires_in=3600, advance to 3599.5 s and assert the token source refreshes before returning a token."
+			fix.Flake.Conditions += "; each failure comes at the end of a token's lifetime"
+		}
 		if rc.ErrorType == ErrRace && rc.File != "" && ev.checkThenInsertRace(c, rc.File, rc.Line) {
 			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
 			fix.Summary = fmt.Sprintf("The find-or-create at %s looks the row up and then inserts it: two concurrent requests for the same key (webhook deliveries, retries, double submits) both miss the lookup, and the second insert hits the unique index. The caller's retry finds the row, so the failures heal themselves, but they page people and can drop side effects. Make the write atomic: insert first and read on conflict (Rails create_or_find_by / upsert, INSERT … ON CONFLICT DO NOTHING, Django update_or_create inside a transaction with the unique constraint), or rescue the unique violation and re-read the existing row.", loc)

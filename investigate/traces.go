@@ -289,7 +289,9 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 	for tid, ts := range byTrace {
 		an.Traces++
 		children := map[string][]*Span{}
+		byID := make(map[string]*Span, len(ts))
 		for _, s := range ts {
+			byID[s.SpanID] = s
 			if s.ParentID != "" {
 				children[s.ParentID] = append(children[s.ParentID], s)
 			}
@@ -338,7 +340,7 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 			if hasFailingDesc(s, 0) {
 				continue // the failure comes from below
 			}
-			f := originFinding(s, children[s.SpanID], idx)
+			f := originFinding(s, byID[s.ParentID], children[s.SpanID], idx)
 			k := groupKey{f.Service, f.Signature + "|" + f.Exception, f.File}
 			g, ok := groups[k]
 			if !ok {
@@ -377,10 +379,18 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 	return an
 }
 
-func originFinding(s *Span, kids []*Span, idx ServiceIndex) Finding {
+func originFinding(s, parent *Span, kids []*Span, idx ServiceIndex) Finding {
 	f := Finding{Kind: KindErrorSpan, Family: FamilyTraces, Service: s.Service, Time: s.Start, LastTime: s.Start,
 		Attrs: map[string]string{"operation": s.Name, "trace_id": s.TraceID, "span_kind": s.Kind}}
 	typ, msg, stack, hasExc := s.exception()
+	if !hasExc && strings.TrimSpace(s.StatusMessage) == "" && (s.Kind == "client" || s.Kind == "producer") && parent != nil && parent.Service == s.Service {
+		// An outgoing call that failed without saying why, inside a handler
+		// of the same service that recorded the exception it raised: that
+		// exception is what the call's failure was ("HTTP 401: token expired").
+		if ptyp, pmsg, pstack, ok := parent.exception(); ok {
+			typ, msg, stack, hasExc = ptyp, pmsg, pstack, true
+		}
+	}
 	if !hasExc && strings.TrimSpace(s.StatusMessage) == "" {
 		// A failing span that says nothing but its HTTP status: the status
 		// is the message (a 503 at a gateway reports an unavailable upstream).

@@ -217,8 +217,19 @@ func ParseSinceCoarse(text string, now time.Time) (time.Time, bool) {
 			return now.Add(-time.Duration(n) * d), true
 		}
 	}
+	if m := forDaysRE.FindStringSubmatch(text); m != nil {
+		day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+		if strings.HasPrefix(strings.ToLower(m[1]), "week") {
+			return day.Add(-7 * 24 * time.Hour), true
+		}
+		return day.Add(-3 * 24 * time.Hour), true
+	}
 	return parseDayWords(text, now)
 }
+
+// forDaysRE: failures going on for an unstated number of days ("for days
+// at least", "over the past few days", "for a couple of weeks").
+var forDaysRE = regexp.MustCompile(`(?i)\b(?:for|over|during|in|all)\s+(?:the\s+)?(?:past\s+|last\s+)?(?:a\s+few\s+|several\s+|a\s+couple\s+(?:of\s+)?|many\s+)?(days|weeks?)\b`)
 
 // overDurRE: SLO-style windows in alert text ("availability 99.4% over 3d",
 // "error budget burn in the last 6h").

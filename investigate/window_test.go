@@ -67,3 +67,18 @@ func TestParseSinceFollowsDaylightSaving(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, time.Date(2026, 5, 18, 14, 21, 0, 0, time.UTC), got.UTC())
 }
+
+func TestParseSinceCoarseForDays(t *testing.T) {
+	now := time.Date(2026, 8, 19, 10, 5, 0, 0, time.UTC)
+	for text, want := range map[string]time.Time{
+		"a few every hour, for days at least":          time.Date(2026, 8, 16, 0, 0, 0, 0, time.UTC),
+		"it has been failing over the past few days":   time.Date(2026, 8, 16, 10, 5, 0, 0, time.UTC), // three days back from now
+		"this has been going on for a couple of weeks": time.Date(2026, 8, 12, 0, 0, 0, 0, time.UTC),
+	} {
+		got, ok := ParseSinceCoarse(text, now)
+		assert.True(t, ok, text)
+		assert.Equal(t, want, got, text)
+	}
+	_, ok := ParseSinceCoarse("the daily report is broken", now)
+	assert.False(t, ok)
+}

@@ -1,0 +1,45 @@
+package investigate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFailedCallTakesTheHandlersException(t *testing.T) {
+	t0 := time.Date(2026, 8, 18, 11, 14, 7, 0, time.UTC)
+	server := Span{TraceID: "t1", SpanID: "a", Service: "customs-gateway", Name: "POST /v1/declarations", Kind: "server", Start: t0, Error: true,
+		Attrs:  map[string]string{"http.response.status_code": "502"},
+		Events: []SpanEvent{{Name: "exception", Time: t0, Attrs: map[string]string{"exception.message": `customs hub: HTTP 401: {"error":"invalid_token","error_description":"The access token expired"}`}}}}
+	call := Span{TraceID: "t1", SpanID: "b", ParentID: "a", Service: "customs-gateway", Name: "POST", Kind: "client", Start: t0, Error: true,
+		Attrs: map[string]string{"http.response.status_code": "401", "url.full": "https://api.cdshub.eu/v2/declarations"}}
+
+	an := AnalyzeTraces([]Span{server, call})
+	require.Len(t, an.Findings, 1)
+	f := an.Findings[0]
+	assert.Equal(t, "customs-gateway", f.Service)
+	assert.Equal(t, KindException, f.Kind, "the handler recorded why its call failed")
+	assert.Equal(t, "token-expired", f.Signature)
+	assert.Contains(t, f.Quote, "The access token expired")
+
+	// A call in another service's span tree says nothing about its parent's exception.
+	call.ParentID, call.Service = "", "customs-gateway"
+	an = AnalyzeTraces([]Span{call})
+	require.Len(t, an.Findings, 1)
+	assert.Equal(t, KindErrorSpan, an.Findings[0].Kind)
+	assert.Empty(t, an.Findings[0].Signature)
+}
+
+func TestTokenExpiryRaceNeedsRareFailures(t *testing.T) {
+	c := &candidate{Service: "customs-gateway", ErrorType: ErrConfig, Signature: "token-expired", traceOrigins: 6,
+		Support: []Finding{{Signature: "token-expired", Count: 6}}}
+	rare := &evidence{issue: Issue{Text: "a trickle of 502s, a few every hour, retries always go through"}}
+	assert.True(t, rare.tokenExpiryRace(c))
+	outage := &evidence{issue: Issue{Text: "every customs submission fails with 401 since 9:00"}}
+	assert.False(t, outage.tokenExpiryRace(c), "a token that stays expired is a credential problem")
+	platform := *c
+	platform.infra = 1
+	assert.False(t, rare.tokenExpiryRace(&platform))
+}
