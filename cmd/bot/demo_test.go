@@ -219,7 +219,9 @@ func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
 	approval := out[strings.Index(out, "══ Approval"):]
 	assert.Contains(t, approval, "lead clicks [ Approve ]")
 	assert.Contains(t, approval, "block_actions payload over the bot's Socket Mode connection")
-	assert.Contains(t, approval, "Approved by @lead — pull request: acme/astronomy-shop#1 (https://github.com/acme/astronomy-shop/pull/1)")
+	// Links name the GitHub simulator, where they resolve, not github.com.
+	assert.Regexp(t, `Approved by @lead — pull request: acme/astronomy-shop#1 \(http://127\.0\.0\.1:\d+/acme/astronomy-shop/pull/1\)`, approval)
+	assert.NotContains(t, approval, "https://github.com/acme")
 	assert.Contains(t, approval, "#1  "+pr.Title)
 	assert.Contains(t, approval, "branches "+pr.Head)
 	assert.Contains(t, approval, "## AutoHeal fix")
@@ -227,7 +229,7 @@ func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
 	assert.Contains(t, approval, "+  if (request.shippingCost) {")
 	assert.Contains(t, approval, "2 fires, the same thread")
 	assert.Contains(t, approval, "fired again (2 times)")
-	assert.Contains(t, approval, "Fired again; pull request #1 still applies (commented, no new commit): https://github.com/acme/astronomy-shop/pull/1")
+	assert.Regexp(t, `Fired again; pull request #1 still applies \(commented, no new commit\): http://127\.0\.0\.1:\d+/acme/astronomy-shop/pull/1`, approval)
 	assert.Contains(t, approval, "still has exactly one pull request")
 	assert.Contains(t, approval, "no second pull request was opened")
 

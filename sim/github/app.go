@@ -160,7 +160,7 @@ func (s *Server) installationJSON(rc *reqCtx) map[string]any {
 		"target_type":          "Organization",
 		"access_tokens_url":    fmt.Sprintf("%s/app/installations/%d/access_tokens", rc.api, s.opts.AppInstallationID),
 		"repositories_url":     rc.api + "/installation/repositories",
-		"html_url":             fmt.Sprintf("%s/settings/installations/%d", s.opts.WebURL, s.opts.AppInstallationID),
+		"html_url":             fmt.Sprintf("%s/settings/installations/%d", rc.web, s.opts.AppInstallationID),
 		"permissions":          installationPermissions(),
 		"repository_selection": "all",
 	}
@@ -178,7 +178,7 @@ func (s *Server) getApp(rc *reqCtx) *reply {
 	return ok(http.StatusOK, map[string]any{
 		"id": s.opts.AppID, "slug": s.opts.AppSlug, "name": s.opts.AppSlug,
 		"owner":       map[string]any{"login": "acme", "type": "Organization"},
-		"html_url":    s.opts.WebURL + "/apps/" + s.opts.AppSlug,
+		"html_url":    rc.web + "/apps/" + s.opts.AppSlug,
 		"permissions": installationPermissions(),
 	})
 }

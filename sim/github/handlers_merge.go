@@ -289,7 +289,7 @@ func (s *Server) MergePullRequest(owner, repo string, number int) (string, error
 		return "", fmt.Errorf("merge %s#%d: %w", r.fullName(), number, err)
 	}
 	req.SetPathValue("number", fmt.Sprint(number))
-	rc := &reqCtx{r: req, api: "http://localhost", web: s.opts.WebURL, cred: credential{login: s.opts.Login}}
+	rc := &reqCtx{r: req, api: "http://localhost", web: s.webBaseNoRequest(), cred: credential{login: s.opts.Login}}
 	out := s.mergePull(rc, r)
 	if out.status != http.StatusOK {
 		if eb, isErr := out.body.(errorBody); isErr {

@@ -81,7 +81,7 @@ func TestContentsWireFormat(t *testing.T) {
 	for _, l := range lines[:len(lines)-1] {
 		assert.Len(t, l, 60, "GitHub wraps base64 content at 60 characters")
 	}
-	assert.Contains(t, doc["html_url"], "https://github.com/acme/shop/blob/main/long.txt")
+	assert.Equal(t, e.http.URL+"/acme/shop/blob/main/long.txt", doc["html_url"], "html_url is built from the simulator's own URL")
 
 	// The raw media type returns the bytes.
 	req.Header.Set("Accept", "application/vnd.github.raw+json")

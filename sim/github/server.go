@@ -54,6 +54,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/autoheal/autoheal/scenario"
@@ -69,7 +70,6 @@ const (
 	DefaultMaxObjects     = 200_000
 	DefaultInstallationID = 1
 	DefaultTokenTTL       = time.Hour
-	DefaultWebURL         = "https://github.com"
 
 	enterprisePrefix = "/api/v3"
 	serviceName      = "github"
@@ -116,7 +116,10 @@ type Options struct {
 	Latency time.Duration
 	// RateLimit is the hourly primary rate limit (default DefaultRateLimit).
 	RateLimit int
-	// WebURL is the base of html_url fields (default DefaultWebURL).
+	// WebURL is the base of html_url fields. Empty (the default) means
+	// the server's own address as each request reached it (an httptest
+	// server's URL), where the simulator serves the pages those links
+	// name: a pull request, an issue, a file (see web.go).
 	WebURL string
 	// MaxBodyBytes bounds request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
@@ -139,6 +142,9 @@ type Server struct {
 	log  *slog.Logger
 	now  func() time.Time
 	mux  *http.ServeMux
+	web  *http.ServeMux // HTML pages at html_url paths
+	// lastWeb is the web base of the latest request (for Merge).
+	lastWeb atomic.Pointer[string]
 
 	mu        sync.Mutex // guards everything below
 	repos     map[string]*repository
@@ -168,9 +174,6 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.RateLimit <= 0 {
 		opts.RateLimit = DefaultRateLimit
-	}
-	if opts.WebURL == "" {
-		opts.WebURL = DefaultWebURL
 	}
 	opts.WebURL = strings.TrimSuffix(opts.WebURL, "/")
 	if opts.MaxBodyBytes <= 0 {
@@ -219,6 +222,7 @@ func New(opts Options) (*Server, error) {
 		s.repos[key] = r
 	}
 	s.mux = s.routes()
+	s.web = s.webRoutes()
 	return s, nil
 }
 
@@ -305,7 +309,10 @@ type reqCtx struct {
 type ctxKey struct{}
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	rc := &reqCtx{w: w, origPath: r.URL.Path, web: s.opts.WebURL}
+	if s.webPage(w, r) {
+		return
+	}
+	rc := &reqCtx{w: w, origPath: r.URL.Path, web: s.webBase(r)}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
