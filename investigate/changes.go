@@ -516,7 +516,20 @@ func namedSettings(c *candidate) []string {
 			}
 		}
 	}
+	// Limits whose errors never name their setting.
+	for _, name := range impliedSettings[c.Signature] {
+		add(name)
+	}
 	return out
+}
+
+// impliedSettings: the settings behind a limit whose error message does
+// not name them (nginx says "client intended to send too large body").
+var impliedSettings = map[string][]string{
+	"body-too-large":     {"proxy-body-size", "client_max_body_size", "client-max-body-size", "max_request_body_size", "maxRequestSize", "max-file-size", "max-request-size", "bodyLimit", "MaxRequestBodySize", "max_recv_msg_size", "MaxRecvMsgSize", "maxInboundMessageSize", "upload_max_filesize", "post_max_size"},
+	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "max.poll.records", "max_poll_records", "session.timeout.ms", "session_timeout_ms"},
+	"php-memory":         {"memory_limit"},
+	"php-timeout":        {"max_execution_time"},
 }
 
 // containsSetting reports whether a line sets or mentions one of names as

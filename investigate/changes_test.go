@@ -60,3 +60,15 @@ func TestPoolRunningDryBehindAFailingDatabaseIsAVictim(t *testing.T) {
 	demotePoolVictims([]*candidate{p, healthy})
 	assert.Equal(t, 7.8, p.Score, "an application error elsewhere is no platform failure")
 }
+
+func TestLimitsImplyTheirSettings(t *testing.T) {
+	c := &candidate{Service: "media-upload", Signature: "body-too-large",
+		Support: []Finding{{Quote: "client intended to send too large body: 15728640 bytes"}}}
+	names := namedSettings(c)
+	assert.Contains(t, names, "proxy-body-size", "nginx names no setting; the limit behind the error is known")
+	assert.Contains(t, names, "client_max_body_size")
+	assert.True(t, containsSetting(`    nginx.ingress.kubernetes.io/proxy-body-size: "8m"`, names))
+
+	other := &candidate{Service: "media-upload", Signature: "conn-refused", Support: []Finding{{Quote: "connect ECONNREFUSED 10.0.0.1:80"}}}
+	assert.NotContains(t, namedSettings(other), "proxy-body-size")
+}

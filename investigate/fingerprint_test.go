@@ -45,6 +45,30 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"Exception in thread \"main\" java.lang.StackOverflowError\n\tat com.acme.tree.Node.depth(Node.java:41)", "stack-overflow", ErrRuntime},
+		{"RangeError: Maximum call stack size exceeded", "stack-overflow", ErrRuntime},
+		{"thread 'tokio-runtime-worker' panicked at src/units.rs:42:17:\nattempt to multiply with overflow", "int-overflow", ErrRuntime},
+		{"System.OverflowException: Arithmetic operation resulted in an overflow.", "int-overflow", ErrRuntime},
+		{"System.DivideByZeroException: Attempted to divide by zero.", "div-by-zero", ErrRuntime},
+		{"PHP Fatal error:  Uncaught TypeError: App\\Pricing\\Money::fromFloat(): Argument #1 ($amount) must be of type float, string given", "php-type", ErrRuntime},
+		{"PHP Fatal error:  Allowed memory size of 134217728 bytes exhausted (tried to allocate 20480 bytes)", "php-memory", ErrOOM},
+		{"** (FunctionClauseError) no function clause matching in Billing.Invoice.total/1", "elixir-error", ErrRuntime},
+		{"kotlin.UninitializedPropertyAccessException: lateinit property repository has not been initialized", "kotlin-null", ErrNullPointer},
+		{"NoMethodError (undefined method `each' for \"sku-1\":String)", "ruby-runtime", ErrRuntime},
+		{"Net::ReadTimeout with #<TCPSocket:(closed)>", "ruby-timeout", ErrTimeout},
+		{"Error [ERR_HTTP_HEADERS_SENT]: Cannot set headers after they are sent to the client", "node-runtime", ErrRuntime},
+		{`strconv.ParseFloat: parsing "12,50": invalid syntax`, "go-parse", ErrDataValidation},
+		{"org.springframework.orm.ObjectOptimisticLockingFailureException: Row was updated or deleted by another transaction", "optimistic-lock", ErrRace},
+		{"client intended to send too large body: 15728640 bytes", "body-too-large", ErrConfig},
+		{"rpc error: code = ResourceExhausted desc = grpc: received message larger than max (5242880 vs. 4194304)", "body-too-large", ErrConfig},
+		{"org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed since the consumer is not part of an active group", "consumer-rebalance", ErrConfig},
+		{"kernel: nf_conntrack: table full, dropping packet", "conntrack-full", ErrNetwork},
+		{"x509: certificate is valid for ledger.internal, not ledger-grpc.payments.svc.cluster.local", "tls-hostname", ErrTLS},
+		{"Error: listen EADDRINUSE: address already in use :::3000", "port-in-use", ErrConfig},
+		{`ERROR: column "tier_code" does not exist at character 48`, "db-missing-object", ErrRuntime},
+		{"java.lang.NoSuchFieldError: INSTANCE", "dependency-mismatch", ErrDependency},
+		{`java.sql.SQLException: Incorrect string value: '\xF0\x9F\x98\x80' for column 'display_name' at row 1`, "text-encoding", ErrDataValidation},
+		{"Unexpected token '\ufeff', \"\ufeffsku;qty\" is not valid JSON", "byte-order-mark", ErrDataValidation},
 		{`customs hub: HTTP 401: {"error":"invalid_token","error_description":"The access token expired"}`, "token-expired", ErrConfig},
 		{"jwt.exceptions.ExpiredSignatureError: Signature has expired", "token-expired", ErrConfig},
 		{" ⨯ SyntaxError: EXPECT_ARGUMENT_CLOSING_BRACE\n    at parse (/app/node_modules/@formatjs/icu-messageformat-parser/lib/index.js:36:21)", "message-format", ErrDataValidation},
@@ -71,6 +95,8 @@ func TestCatalogueKeepsNoiseOut(t *testing.T) {
 		"serving stale product list (age=157s, ttl=120s), refresh scheduled",
 		"request completed statusCode=200 responseTime=53",
 		"KeyError: 'surge_multiplier'", // a code error, not missing configuration
+		"handler finished: 413 entries reconciled",
+		"checked 3 members of the group",
 	} {
 		if s := Best(text); s != nil {
 			assert.NotEqual(t, "missing-env", s.ID, text)
@@ -85,5 +111,18 @@ func TestCatalogueIDsUnique(t *testing.T) {
 		assert.False(t, seen[s.ID], "duplicate id %s", s.ID)
 		seen[s.ID] = true
 		assert.NotEmpty(t, s.Title, s.ID)
+	}
+}
+
+func TestCatalogueKeepsRuntimesApart(t *testing.T) {
+	for text, want := range map[string]string{
+		"KeyError: 'surge_multiplier'":                                           "py-runtime",
+		"ZeroDivisionError: division by zero":                                    "div-by-zero",
+		"javax.validation.ConstraintViolationException: email: must not be null": "invalid-value",
+	} {
+		s := Best(text)
+		if assert.NotNil(t, s, text) {
+			assert.Equal(t, want, s.ID, text)
+		}
 	}
 }

@@ -285,6 +285,31 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		if m != nil {
 			fix.Summary += fmt.Sprintf(" Currently %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 		}
+	case c.Signature == "body-too-large":
+		fix.Summary = fmt.Sprintf("Requests to %s are larger than a size limit on their path (%s): a proxy, ingress or server limit (nginx proxy-body-size / client_max_body_size, the framework's request or upload limit, gRPC's max receive message size) rejects them.", c.Service, Quote(bestQuote(c), 120))
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" The limit is %s = %s (%s:%d): raise it to the largest legitimate payload, and keep it bounded.", m.Path, m.Value, m.File, m.Line)
+		} else {
+			fix.Summary += " Raise the limit at the layer that rejects (the status comes from it) to the largest legitimate payload, keeping it bounded, and align the limits of every hop."
+		}
+		fix.Steps = []string{"Find which hop rejects (ingress, gateway, app) from the response's server", "Raise that limit to the largest legitimate payload", "Tell clients the limit (or upload large files directly to object storage)"}
+	case c.Signature == "consumer-rebalance":
+		fix.Summary = fmt.Sprintf("The consumers of %s leave their group because processing one poll takes longer than the poll interval (%s): each departure rebalances the group, partitions stop while it settles, and commits fail so records are processed again.", c.Service, Quote(bestQuote(c), 120))
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" %s = %s (%s:%d) is below the time a batch takes:", m.Path, m.Value, m.File, m.Line)
+		}
+		fix.Summary += " raise max.poll.interval.ms above the worst batch time or lower max.poll.records so a batch fits, and keep slow calls out of the poll loop."
+		fix.Steps = []string{"Compare the batch processing time with max.poll.interval.ms", "Raise max.poll.interval.ms or lower max.poll.records", "Watch the group's rebalance rate and consumer lag"}
+	case c.Signature == "tls-hostname":
+		fix.Summary = fmt.Sprintf("The certificate presented to %s's clients does not name the host they connect to (%s): it was issued or rotated without that subject alternative name. Reissue it with every DNS name clients use (the Service's cluster DNS names included), or point clients at a name the certificate carries; do not disable hostname verification.", c.Service, Quote(bestQuote(c), 120))
+		fix.Steps = []string{"Compare the certificate's SANs (openssl s_client -connect … | openssl x509 -noout -ext subjectAltName) with the host clients dial", "Reissue the certificate with the missing names (cert-manager Certificate dnsNames)", "Restart or reload the servers and clients that cache it"}
+	case c.Signature == "conntrack-full":
+		fix.Summary = fmt.Sprintf("The node's connection-tracking table is full (%s): new connections of %s are dropped at random. Raise net.netfilter.nf_conntrack_max on the nodes (node pool sysctl / kube-proxy conntrack settings), and find the workload opening connections without reuse (no keep-alive, a DNS or HTTP client per request).", Quote(bestQuote(c), 100), c.Service)
+		fix.Steps = []string{"Check conntrack -S / nf_conntrack_count against nf_conntrack_max on the node", "Raise nf_conntrack_max (kube-proxy --conntrack-min / node sysctl)", "Reuse connections in the workload that opens the most"}
+	case c.Signature == "port-in-use":
+		fix.Summary = fmt.Sprintf("%s cannot bind its port because something else already holds it (%s): two processes (or two parallel test workers) use the same fixed port. Give each its own port (bind port 0 and read the chosen port in tests; distinct ports per container), or make sure the previous process has exited.", c.Service, Quote(bestQuote(c), 100))
+	case c.Signature == "php-memory" || c.Signature == "php-timeout":
+		fix.Summary = fmt.Sprintf("%s hits a PHP runtime limit (%s): raise memory_limit / max_execution_time only to what the largest legitimate request needs, and find what grew (a query without a limit, a collection loaded whole).", c.Service, Quote(bestQuote(c), 120))
 	case c.ErrorType == ErrConfig:
 		fix.Summary = fmt.Sprintf("%s is misconfigured: %s. Provide the missing or correct setting (environment variable, Secret/ConfigMap key or credential) in its deployment and restart it.", c.Service, Quote(bestQuote(c), 140))
 		if m != nil {
