@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -73,49 +72,11 @@ func (b *Bot) openView(ctx context.Context, triggerID string, v slack.ModalViewR
 	return err
 }
 
-// helpMessage is /autoheal help with the confidence section of this
-// AutoHeal: which bands offer Approve follows the minimum band
-// (AUTOHEAL_MIN_BAND), and whether pull requests are enabled at all.
+// helpMessage is /autoheal help as this AutoHeal is configured: which
+// bands offer Approve follows the minimum band (AUTOHEAL_MIN_BAND), and
+// whether pull requests are enabled at all.
 func helpMessage(minBand investigate.Band, pullRequests bool) render.Message {
-	m := render.Help()
-	lines := []string{
-		"*Confidence* is earned from evidence, never asserted:",
-		render.Badge(investigate.BandHigh) + " error type known, file anchored, source read, and corroborated by two independent sources",
-		render.Badge(investigate.BandMedium) + " error type known and either corroborated or anchored in the source",
-		render.Badge(investigate.BandLow) + " anything less",
-	}
-	var offer, report []string
-	for _, band := range []investigate.Band{investigate.BandHigh, investigate.BandMedium, investigate.BandLow} {
-		if band.AtLeast(minBand) {
-			offer = append(offer, "*"+string(band)+"*")
-		} else {
-			report = append(report, "*"+string(band)+"*")
-		}
-	}
-	switch {
-	case !pullRequests:
-		lines = append(lines, "Pull requests are not enabled on this AutoHeal (no approvers are configured): every result is a report, with the fix to apply by hand.")
-	case len(report) == 0:
-		lines = append(lines, "Every band offers *Approve* (a pull request) when the fix is a change to a repository.")
-	default:
-		lines = append(lines, fmt.Sprintf("%s %s *Approve* (a pull request) when the fix is a change to a repository; %s %s a report, no pull request.",
-			strings.Join(offer, " and "), verb(len(offer), "offers", "offer"), strings.Join(report, " and "), verb(len(report), "gets", "get")))
-	}
-	text := strings.Join(lines, "\n")
-	for i, blk := range m.Blocks {
-		if sec, ok := blk.(*slack.SectionBlock); ok && sec.Text != nil && strings.HasPrefix(sec.Text.Text, "*Confidence*") {
-			m.Blocks[i] = slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)
-		}
-	}
-	return m
-}
-
-// verb is one for a single subject, many otherwise.
-func verb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return render.Help(render.HelpOptions{MinBand: minBand, PullRequests: pullRequests})
 }
 
 // capsetOptions are the capability options of every investigation: the

@@ -166,7 +166,7 @@ func TestGolden(t *testing.T) {
 				DeadLetters: []DeadLetter{{JobID: "1764490000000-0", Issue: "payment fails", Reason: "investigation timed out after 3 attempts", At: t0, Attempts: 3}},
 			})
 		},
-		"help": func(t *testing.T) any { return Help() },
+		"help": func(t *testing.T) any { return Help(HelpOptions{MinBand: investigate.BandMedium, PullRequests: true}) },
 		"ack_saved": func(t *testing.T) any {
 			return ConfigSaved(SavedAck{Saved: map[string]string{"repo": "acme/shop", "loki_url": "https://loki", "github_token": "ghp_plantedSecretValue123456"}, FromMessage: true})
 		},

@@ -518,7 +518,7 @@ func TestBuildersStayWithinLimits(t *testing.T) {
 		m, err := MissingCredential(strings.Repeat("k", 5000), nil)
 		require.NoError(t, err)
 		mustValid(t, m)
-		mustValid(t, Help())
+		mustValid(t, Help(HelpOptions{}))
 	})
 	t.Run("config modal", func(t *testing.T) {
 		settings := Settings{}

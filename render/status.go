@@ -172,8 +172,20 @@ func settingLine(name string, cur Setting) string {
 	return line
 }
 
-// Help renders /autoheal help.
-func Help() Message {
+// HelpOptions say how this AutoHeal is configured, so that /autoheal
+// help explains what it will do rather than a default.
+type HelpOptions struct {
+	// MinBand is the least confidence band that offers Approve
+	// (AUTOHEAL_MIN_BAND); empty means MEDIUM, the bot's default.
+	MinBand investigate.Band
+	// PullRequests is true when approvals can open pull requests (a
+	// remediator is configured); otherwise every result is a report.
+	PullRequests bool
+}
+
+// Help renders /autoheal help: usage, what the confidence bands mean and
+// which of them offer Approve here, and every setting key.
+func Help(o HelpOptions) Message {
 	usage := strings.Join([]string{
 		"*AutoHeal* investigates production incidents: traces, logs, metrics, recent changes, Kubernetes state and the source lines they point at. It answers in the thread with a root cause, a confidence badge and a fix, and opens a pull request only after someone clicks *Approve*.",
 		"",
@@ -183,12 +195,7 @@ func Help() Message {
 		"• `/autoheal status` shows settings, capabilities and the queue",
 		"• `/autoheal help` shows this message",
 	}, "\n")
-	bands := strings.Join([]string{
-		"*Confidence* is earned from evidence, never asserted:",
-		Badge(investigate.BandHigh) + " error type known, file anchored, source read, and corroborated by two independent sources",
-		Badge(investigate.BandMedium) + " error type known and either corroborated or anchored in the source",
-		Badge(investigate.BandLow) + " anything less: a report, no pull request",
-	}, "\n")
+	bands := helpBands(o)
 	byGroup := map[string][]string{}
 	for _, k := range config.Keys {
 		line := "`" + k.Name + "`"
@@ -213,6 +220,45 @@ func Help() Message {
 		blocks = append(blocks, section(chunk))
 	}
 	return Message{Text: "AutoHeal help: mention @autoheal with the symptom; /autoheal config, /autoheal status.", Blocks: blocks}
+}
+
+// helpBands is the confidence section of the help: the bands, and which
+// of them offer Approve with o's minimum band.
+func helpBands(o HelpOptions) string {
+	minBand, ok := investigate.ParseBand(string(o.MinBand))
+	if !ok {
+		minBand = investigate.BandMedium
+	}
+	lines := []string{
+		"*Confidence* is earned from evidence, never asserted:",
+		Badge(investigate.BandHigh) + " error type known, file anchored, source read, and corroborated by two independent sources",
+		Badge(investigate.BandMedium) + " error type known and either corroborated or anchored in the source",
+		Badge(investigate.BandLow) + " anything less",
+	}
+	var offer, report []string
+	for _, band := range []investigate.Band{investigate.BandHigh, investigate.BandMedium, investigate.BandLow} {
+		if band.AtLeast(minBand) {
+			offer = append(offer, "*"+string(band)+"*")
+		} else {
+			report = append(report, "*"+string(band)+"*")
+		}
+	}
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	switch {
+	case !o.PullRequests:
+		lines = append(lines, "Pull requests are not enabled on this AutoHeal (no approvers are configured): every result is a report, with the fix to apply by hand.")
+	case len(report) == 0:
+		lines = append(lines, "Every band offers *Approve* (a pull request) when the fix is a change to a repository.")
+	default:
+		lines = append(lines, fmt.Sprintf("%s %s *Approve* (a pull request) when the fix is a change to a repository; %s %s a report, no pull request.",
+			strings.Join(offer, " and "), plural(len(offer), "offers", "offer"), strings.Join(report, " and "), plural(len(report), "gets", "get")))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // SavedAck describes settings that were just saved.
