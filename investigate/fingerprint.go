@@ -183,6 +183,14 @@ var Catalogue = []Signature{
 	sig("text-encoding", "any", `Incorrect string value: '\\x|invalid byte sequence for encoding|UnicodeEncodeError|has no equivalent in encoding|MalformedInputException|Input length = \d+|unmappable character|(?i:invalid utf-?8)|not valid UTF-8|stream did not contain valid UTF-8|Conversion failed when converting .* to data type`, ErrDataValidation, BucketBadData, RoleCause, false, 82, "text the store or parser cannot encode"),
 	sig("byte-order-mark", "any", `(?i:byte order mark)|\x{FEFF}|\\ufeff|\\xef\\xbb\\xbf|ï»¿`, ErrDataValidation, BucketBadData, RoleCause, false, 80, "byte-order mark at the start of the input"),
 
+	// Exceptions the catalogue does not know, typed by what their class
+	// name says (CustomerValidationException, LedgerTimeoutError): weaker
+	// than any specific signature.
+	sig("named-timeout", "any", `\b[A-Z]\w*(?:Timeout|TimedOut)\w*(?:Exception|Error)\b`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 26, "timeout (named by the exception)"),
+	sig("named-validation", "any", `\b[A-Z]\w*(?:Validation|Invalid|Parse|Parsing|Malformed|Deserializ\w*)(?:\w*)(?:Exception|Error)\b`, ErrDataValidation, BucketBadData, RoleCause, false, 26, "invalid input (named by the exception)"),
+	sig("named-auth", "any", `\b[A-Z]\w*(?:Unauthorized|Unauthenticated|Forbidden|AccessDenied|PermissionDenied)\w*(?:Exception|Error)\b`, ErrConfig, BucketInfrastructure, RoleCause, false, 26, "access refused (named by the exception)"),
+	sig("named-conflict", "any", `\b[A-Z]\w*(?:Concurrent\w*Modification|ConcurrencyConflict|Deadlock|RaceCondition)\w*(?:Exception|Error)\b`, ErrRace, BucketFlake, RoleCause, false, 26, "concurrent modification (named by the exception)"),
+	sig("named-null", "any", `\b[A-Z]\w*(?:NullReference|NullValue|NilValue|NullArgument)\w*(?:Exception|Error)\b`, ErrNullPointer, BucketCodeBug, RoleCause, false, 26, "null value (named by the exception)"),
 	// Generic application panics (last: least specific)
 	sig("go-panic", "go", `\bpanic: `, ErrRuntime, BucketCodeBug, RoleCause, false, 50, "Go panic"),
 	sig("unhandled", "any", `Unhandled(?:Promise)?Rejection|Unhandled exception|uncaught exception`, ErrRuntime, BucketCodeBug, RoleCause, false, 30, "unhandled exception"),

@@ -126,3 +126,20 @@ func TestCatalogueKeepsRuntimesApart(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownExceptionsTypedByTheirName(t *testing.T) {
+	for text, want := range map[string]string{
+		"com.acme.ledger.LedgerTimeoutException: settlement lookup exceeded budget": "named-timeout",
+		"CustomerAddressValidationError: postcode rejected":                          "named-validation",
+		"Acme.Partners.PartnerAccessDeniedException: partner 4471":                   "named-auth",
+		"app.errors.InventoryConcurrentModificationError: stock row changed":         "named-conflict",
+	} {
+		s := Best(text)
+		if assert.NotNil(t, s, text) {
+			assert.Equal(t, want, s.ID, text)
+		}
+	}
+	// A specific signature always wins over the name.
+	assert.Equal(t, "java-sockettimeout", Best("java.net.SocketTimeoutException: Read timed out").ID)
+	assert.Nil(t, Best("com.acme.CustomsSubmissionException: declaration re-queued"), "a name that says nothing types nothing")
+}
