@@ -16,7 +16,9 @@ import sys
 
 import yaml
 
-ISO = re.compile(r"\"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\"")
+ISO = re.compile(r"\"(\w+)\":\s*\"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\"")
+# k8s fields that name a time in the future by design (certificate validity, renewal schedule)
+FUTURE_OK = {"notAfter", "renewalTime", "expirationTimestamp"}
 HEX32 = re.compile(r"(?<![0-9a-f])([0-9a-f]{32})(?![0-9a-f])")
 
 
@@ -87,8 +89,8 @@ def check(d):
                 float(v)
     if os.path.exists(os.path.join(d, "k8s.json")):
         raw = open(os.path.join(d, "k8s.json")).read()
-        for m in ISO.findall(raw):
-            if ts(m).timestamp() > now:
+        for key, m in ISO.findall(raw):
+            if key not in FUTURE_OK and ts(m).timestamp() > now:
                 errs.append(f"k8s timestamp {m} after now")
                 break
     alert = sc["trigger"].get("alert")
