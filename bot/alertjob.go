@@ -232,8 +232,11 @@ func (b *Bot) alertRoot(ctx context.Context, j alerts.Job, rec fireRecord, log *
 	if err != nil {
 		return sessions.Incident{}, err
 	}
-	if err := b.o.Store.PutResultDoc(ctx, rootStateID(j.Key), []byte(rootState(got.RootTS, inc))); err != nil {
+	if err := b.o.Store.PutResultDoc(ctx, rootStateID(j.Key), []byte(rootState(got.RootTS, inc, nil))); err != nil {
 		log.Warn("alert root state not recorded", "err", err)
+	}
+	if err := b.putRootView(ctx, j.Key, rootView{Alert: j.Alert, Investigate: j.Investigate}); err != nil {
+		log.Warn("alert root view not recorded", "err", err)
 	}
 	if len(j.Session) > 0 {
 		if err := b.o.Store.Set(ctx, sessions.ThreadScope(got.Channel, got.RootTS), j.Session); err != nil {
@@ -248,7 +251,7 @@ func (b *Bot) alertRoot(ctx context.Context, j alerts.Job, rec fireRecord, log *
 // says how to ask for one instead of promising it.
 func (b *Bot) alertRootMessage(a render.Alert, investigates bool) render.Message {
 	m := render.AlertRoot(a)
-	if investigates || a.Resolved {
+	if investigates || a.Resolved || a.Outcome != nil {
 		return m
 	}
 	for _, blk := range m.Blocks {
@@ -289,39 +292,74 @@ func (b *Bot) lockIncident(ctx context.Context, key string) (*sessions.Lock, err
 // rootStateID names the record of what an incident's root message shows.
 func rootStateID(key string) string { return "alert-root-" + sanitizeID(key) }
 
-// rootState is what the root message of inc shows.
-func rootState(rootTS string, inc sessions.Incident) string {
-	return fmt.Sprintf("%s|%s|%d|%d", rootTS, inc.Status, inc.FireCount, inc.ResolvedAt.UnixMilli())
+// rootState is what the root message of inc shows, with the outcome of
+// the latest investigation in its thread (nil: none finished yet).
+func rootState(rootTS string, inc sessions.Incident, out *rootOutcome) string {
+	st := fmt.Sprintf("%s|%s|%d|%d", rootTS, inc.Status, inc.FireCount, inc.ResolvedAt.UnixMilli())
+	if out != nil {
+		st += "|" + out.JobID + "|" + strconv.FormatBool(out.Outcome.Failed)
+	}
+	return st
 }
 
 // refreshAlertRoot brings the root message up to date with the incident
-// (fire count, resolution). Replicas take turns under a lock, and a state
-// already shown is not sent again, so a burst of fires costs few updates
-// and the last one always shows the latest state.
+// (fire count, resolution) and the outcome of its latest investigation.
+// Replicas take turns under a lock, and a state already shown is not sent
+// again, so a burst of fires costs few updates and the last one always
+// shows the latest state.
 func (b *Bot) refreshAlertRoot(ctx context.Context, j alerts.Job, channel, rootTS string) error {
-	lock, err := b.lockIncident(ctx, j.Key)
+	return b.refreshRoot(ctx, j.Key, channel, rootTS, &rootView{Alert: j.Alert, Investigate: j.Investigate}, nil)
+}
+
+// refreshRoot re-renders an incident's root message from view (nil: the
+// one recorded by the latest fire) and the latest outcome, recording out
+// first unless a later one is recorded already.
+func (b *Bot) refreshRoot(ctx context.Context, key, channel, rootTS string, view *rootView, out *rootOutcome) error {
+	lock, err := b.lockIncident(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
-	inc, err := b.o.Store.GetIncident(ctx, j.Key)
+	inc, err := b.o.Store.GetIncident(ctx, key)
 	if err != nil {
 		return err
 	}
-	state := rootState(rootTS, inc)
-	if raw, err := b.o.Store.ResultDoc(ctx, rootStateID(j.Key)); err == nil && string(raw) == state {
+	if view != nil {
+		if err := b.putRootView(ctx, key, *view); err != nil {
+			return err
+		}
+	} else if view, err = b.rootView(ctx, key); err != nil {
+		return err
+	}
+	latest, err := b.rootOutcome(ctx, key)
+	if err != nil {
+		return err
+	}
+	if out != nil && (latest == nil || !out.At.Before(latest.At)) {
+		if err := b.putRootOutcome(ctx, key, *out); err != nil {
+			return err
+		}
+		latest = out
+	}
+	state := rootState(rootTS, inc, latest)
+	if raw, err := b.o.Store.ResultDoc(ctx, rootStateID(key)); err == nil && string(raw) == state {
 		return nil
 	}
-	a := j.Alert
+	a := view.Alert
 	a.FireCount, a.LastFired = inc.FireCount, inc.LastFiredAt
 	a.Resolved = inc.Status == sessions.IncidentResolved
 	if a.Resolved && a.EndsAt.IsZero() {
 		a.EndsAt = inc.ResolvedAt
 	}
-	if err := b.update(ctx, channel, rootTS, b.alertRootMessage(a, j.Investigate), "alert root"); err != nil {
+	a.Outcome = nil
+	if latest != nil {
+		o := latest.Outcome
+		a.Outcome = &o
+	}
+	if err := b.update(ctx, channel, rootTS, b.alertRootMessage(a, view.Investigate), "alert root"); err != nil {
 		return err
 	}
-	return b.o.Store.PutResultDoc(context.WithoutCancel(ctx), rootStateID(j.Key), []byte(state))
+	return b.o.Store.PutResultDoc(context.WithoutCancel(ctx), rootStateID(key), []byte(state))
 }
 
 // refireReply posts one "fired again" reply per cooldown, and converges an

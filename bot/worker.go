@@ -47,8 +47,12 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 	}
 	log := b.log.With("job_id", job.ID, "channel", p.Channel, "thread_ts", p.ThreadTS, "attempt", job.Attempt)
 
-	if _, err := b.o.Store.GetResult(ctx, job.ID); err == nil {
+	if rec, err := b.o.Store.GetResult(ctx, job.ID); err == nil {
 		log.Info("result already posted; nothing to do")
+		if doc, err := b.loadDoc(ctx, job.ID); err == nil {
+			// A run that died after posting may not have settled the root.
+			b.settleAlertRoot(ctx, p.Channel, p.ThreadTS, job.ID, rec.PostedAt, render.OutcomeOf(doc.Result), log)
+		}
 		return nil
 	} else if !errors.Is(err, sessions.ErrNotFound) {
 		return fmt.Errorf("job %s: %w", job.ID, err)
@@ -108,7 +112,15 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 			log.Error("result not kept for later clicks", "err", err)
 		}
 	}
-	return b.postResult(ctx, job.ID, p, msgTS, doc, upd, log)
+	if err := b.postResult(ctx, job.ID, p, msgTS, doc, upd, log); err != nil {
+		return err
+	}
+	at := time.Now()
+	if rec, err := b.o.Store.GetResult(ctx, job.ID); err == nil {
+		at = rec.PostedAt
+	}
+	b.settleAlertRoot(ctx, p.Channel, p.ThreadTS, job.ID, at, render.OutcomeOf(doc.Result), log)
+	return nil
 }
 
 // completeIssue fills what the trigger did not say from the session.
@@ -263,6 +275,7 @@ func (b *Bot) failed(ctx context.Context, job sessions.Job, p InvestigationJob, 
 	if ferr := upd.Finish(ctx, msg); ferr != nil {
 		log.Warn("failure not shown", "err", ferr)
 	}
+	b.settleAlertRoot(ctx, p.Channel, p.ThreadTS, job.ID, time.Now(), render.FailedOutcome(truncateRunes(safe, 200)), log)
 	return sessions.Permanent(fmt.Errorf("investigation: %s", safe))
 }
 

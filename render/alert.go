@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+
+	"github.com/autoheal/autoheal/investigate"
 )
 
 // Alert is what the alert root message shows. The alerts package fills it
@@ -26,6 +28,59 @@ type Alert struct {
 	// (1 the first time); LastFired is the latest firing.
 	FireCount int
 	LastFired time.Time
+	// Outcome is how the latest investigation in the alert's thread ended;
+	// nil while none has (the root then says AutoHeal is investigating).
+	Outcome *AlertOutcome `json:",omitempty"`
+}
+
+// AlertOutcome is the one line an alert's root message shows once an
+// investigation in its thread has finished: the result's headline and
+// confidence badge, or that the investigation failed.
+type AlertOutcome struct {
+	Headline string           `json:"headline,omitempty"`
+	Band     investigate.Band `json:"band,omitempty"`
+	// Failed is true when the investigation failed for good; Reason says
+	// why (already redacted).
+	Failed bool   `json:"failed,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// OutcomeOf is the outcome line of a result: the same headline the result
+// message shows, with the band it earned.
+func OutcomeOf(r *investigate.HealResult) AlertOutcome {
+	if r == nil {
+		r = &investigate.HealResult{}
+	}
+	return AlertOutcome{Headline: resultHeadline(r), Band: r.RootCause.Band}
+}
+
+// FailedOutcome is the outcome line of an investigation that failed.
+func FailedOutcome(reason string) AlertOutcome {
+	return AlertOutcome{Failed: true, Reason: reason}
+}
+
+// Line renders the outcome as one mrkdwn line.
+func (o AlertOutcome) Line() string {
+	if o.Failed {
+		s := ":x: The investigation failed"
+		if r := escLine(o.Reason, 200); r != "" {
+			s += ": " + r
+		}
+		return s + " — see the thread"
+	}
+	h := escLine(o.Headline, 250)
+	if h == "" {
+		h = "Investigation finished"
+	}
+	return ":mag: " + h + " · " + Badge(o.Band) + " — details in the thread"
+}
+
+// fallback is the outcome in plain words for notifications.
+func (o AlertOutcome) fallback() string {
+	if o.Failed {
+		return "investigation failed"
+	}
+	return escLine(o.Headline, 250) + " (" + bandWord(o.Band) + ")"
 }
 
 // Alert message budgets.
@@ -106,7 +161,11 @@ func AlertRoot(a Alert) Message {
 		if d := alertDuration(a); d != "" {
 			ctx = append(ctx, "Lasted "+d)
 		}
-	} else {
+	}
+	switch {
+	case a.Outcome != nil:
+		ctx = append(ctx, a.Outcome.Line())
+	case !a.Resolved:
 		ctx = append(ctx, "AutoHeal is investigating in the thread")
 	}
 	if len(ctx) > 0 {
@@ -126,6 +185,9 @@ func AlertRoot(a Alert) Message {
 	}
 	if a.FireCount > 1 {
 		fallback += fmt.Sprintf(" — fired %d times", a.FireCount)
+	}
+	if a.Outcome != nil {
+		fallback += " — " + a.Outcome.fallback()
 	}
 	return Message{Text: fallback, Blocks: blocks}
 }
