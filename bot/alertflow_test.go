@@ -282,7 +282,29 @@ func TestAlertRefireAfterCooldownInvestigatesAgainAndConvergesThePR(t *testing.T
 	require.Len(t, calls, 1)
 	assert.Equal(t, key, calls[0].IssueKey)
 	assert.Equal(t, 2, calls[0].FireCount)
+	assert.True(t, calls[0].Reinvestigated, "this fire was investigated")
 	require.NotNil(t, calls[0].Result)
 	assert.NotEmpty(t, calls[0].Result.RootCause.Band, "the new investigation's result")
 	assert.NotEmpty(t, calls[0].Settings["github_api_url"], "the thread's settings go along")
+}
+
+// Within the cooldown a re-fire runs no investigation: the pull request is
+// converged with the latest result, and told that nothing new was
+// investigated (Reinvestigated false).
+func TestAlertRefireWithinCooldownTellsThePRNothingNewWasInvestigated(t *testing.T) {
+	ref := &fakeRefirer{}
+	a := newAlertEnv(t, "checkout-fails-payment-typeerror", nil, func(o *Options) { o.Refirer = ref })
+	key := a.key(t)
+	a.send(t, a.s.Trigger.Alert)
+	inc := a.incident(t, key, "the thread to open", nil)
+	a.waitResult(t, AlertInvestigationJobID(key, inc.LastInvestigatedAt))
+
+	a.send(t, a.variant(t, func(al *template.Alert) { al.StartsAt = al.StartsAt.Add(time.Hour) }))
+	eventually(t, "the refirer call", func() bool { return len(ref.calls()) == 1 })
+	calls := ref.calls()
+	assert.False(t, calls[0].Reinvestigated, "no investigation ran for this fire")
+	assert.Equal(t, 2, calls[0].FireCount)
+	require.NotNil(t, calls[0].Result, "the latest earlier result goes along")
+	thread := a.botMessages(incidentChannel, inc.RootTS)
+	assert.Equal(t, 1, countPrefix(thread, "Root cause"), "no second investigation")
 }

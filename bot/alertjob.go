@@ -55,10 +55,14 @@ type Refirer interface {
 
 // RefireRequest is one re-fire of an incident with a result to compare.
 type RefireRequest struct {
-	IssueKey  string
-	Result    *investigate.HealResult
-	FireCount int
-	At        time.Time
+	IssueKey string
+	// Result is this fire's investigation when Reinvestigated, else the
+	// latest earlier one: the pull request must then be told that nothing
+	// new was investigated.
+	Result         *investigate.HealResult
+	Reinvestigated bool
+	FireCount      int
+	At             time.Time
 	// Settings is the thread's resolved session (repo, github_token…).
 	Settings map[string]string
 }
@@ -160,7 +164,7 @@ func (b *Bot) alertFiring(ctx context.Context, job sessions.Job, j alerts.Job, l
 		return err
 	}
 	if !rec.Created {
-		b.refirePR(ctx, invID, j, inc, rec, log)
+		b.refirePR(ctx, invID, true, j, inc, rec, log)
 	}
 	return nil
 }
@@ -380,13 +384,15 @@ func (b *Bot) refireReply(ctx context.Context, j alerts.Job, inc sessions.Incide
 	}
 	if !(rec.Investigate && j.Investigate) && !inc.LastInvestigatedAt.IsZero() {
 		// No new investigation: the latest one's result is what the PR is compared with.
-		b.refirePR(ctx, AlertInvestigationJobID(j.Key, inc.LastInvestigatedAt), j, inc, rec, log)
+		b.refirePR(ctx, AlertInvestigationJobID(j.Key, inc.LastInvestigatedAt), false, j, inc, rec, log)
 	}
 }
 
 // refirePR converges the incident's open pull request (if any) with the
-// result of investigation invID, once per investigation and fire.
-func (b *Bot) refirePR(ctx context.Context, invID string, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) {
+// result of investigation invID, once per investigation and fire;
+// reinvestigated says whether invID ran for this fire (else it is an
+// earlier one, and nothing new may be claimed).
+func (b *Bot) refirePR(ctx context.Context, invID string, reinvestigated bool, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) {
 	if b.o.Refirer == nil {
 		return
 	}
@@ -403,7 +409,8 @@ func (b *Bot) refirePR(ctx context.Context, invID string, j alerts.Job, inc sess
 		log.Warn("re-fire: settings unavailable; pull request not converged", "err", err)
 		return
 	}
-	note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, FireCount: rec.FireCount, At: j.ReceivedAt, Settings: values(resolved)})
+	note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, Reinvestigated: reinvestigated,
+		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: values(resolved)})
 	if err != nil {
 		log.Warn("re-fire: pull request not converged", "err", b.o.Redactor.String(err.Error()))
 	}

@@ -113,13 +113,13 @@ func TestGitHubAppInstallationTokenFlow(t *testing.T) {
 
 	// Still valid: the cached token is reused.
 	clock.Advance(30 * time.Minute)
-	_, err = s.Refire(ctx, RefireRequest{IssueKey: key1, Result: paymentResult(t, e.sc, key1, false), FireCount: 2})
+	_, err = s.Refire(ctx, RefireRequest{IssueKey: key1, Reinvestigated: true, Result: paymentResult(t, e.sc, key1, false), FireCount: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 1, exchanges())
 
 	// Shortly before it expires (one hour), a new token is exchanged.
 	clock.Advance(26 * time.Minute)
-	ref, err := s.Refire(ctx, RefireRequest{IssueKey: key1, Result: paymentResult(t, e.sc, key1, false), FireCount: 3})
+	ref, err := s.Refire(ctx, RefireRequest{IssueKey: key1, Reinvestigated: true, Result: paymentResult(t, e.sc, key1, false), FireCount: 3})
 	require.NoError(t, err)
 	assert.Equal(t, ConvergedCommented, ref.Converged)
 	assert.Equal(t, 2, exchanges())
@@ -167,10 +167,10 @@ func TestPlantedSecretIsNeverPublished(t *testing.T) {
 	out, err := s.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: plant(paymentResult(t, e.sc, key, false)), ThreadURL: thread})
 	require.NoError(t, err)
 	require.Equal(t, StatusCreated, out.Status)
-	same, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: plant(paymentResult(t, e.sc, key, false)), ThreadURL: thread, FireCount: 2})
+	same, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: plant(paymentResult(t, e.sc, key, false)), ThreadURL: thread, FireCount: 2})
 	require.NoError(t, err)
 	require.Equal(t, ConvergedCommented, same.Converged)
-	diff, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: plant(paymentResult(t, e.sc, key, true)), ThreadURL: thread, FireCount: 3})
+	diff, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: plant(paymentResult(t, e.sc, key, true)), ThreadURL: thread, FireCount: 3})
 	require.NoError(t, err)
 	require.Equal(t, ConvergedCommitted, diff.Converged)
 	flake := flakeResult(e.sc, key)

@@ -56,7 +56,10 @@
 // (403).", "GitHub rate limit reached ...; retry after 14:05 UTC.") and the
 // next click resumes.
 //
-// Refire converges the open pull request of a re-fired issue key: a comment
+// Refire converges the open pull request of a re-fired issue key. Without a
+// new investigation for the fire (Reinvestigated false, e.g. within the
+// cooldown) it only comments that the incident fired again and that
+// nothing new was investigated. With one: a comment
 // when the new proposal yields the content the PR already has, exactly one
 // incremental commit when the fix differs (a comment with the suggestion
 // instead when people pushed their own commits), nothing without an open
@@ -74,7 +77,7 @@
 //	out, err := svc.Approve(ctx, remediate.ApproveRequest{IssueKey: key, User: userID, Result: result, Proposal: prop, ThreadURL: link})
 //	out, err := svc.Reject(ctx, key, userID, reason)
 //	text := svc.ViewPatch(prop)
-//	out, err := svc.Refire(ctx, remediate.RefireRequest{IssueKey: key, Result: newResult, ThreadURL: link, FireCount: n})
+//	out, err := svc.Refire(ctx, remediate.RefireRequest{IssueKey: key, Result: newResult, Reinvestigated: true, ThreadURL: link, FireCount: n})
 //	title, body := svc.IssueReport(result); out, err := svc.CreateIssue(ctx, remediate.IssueRequest{...})
 //
 // Post out.Message in the thread and out.Ephemeral to the clicking user

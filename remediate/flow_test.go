@@ -304,7 +304,7 @@ func TestRefireConvergence(t *testing.T) {
 	key := "refire-key"
 
 	// No PR yet: a re-fire does nothing.
-	none, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 2})
+	none, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 2})
 	require.NoError(t, err)
 	assert.Equal(t, StatusNoPR, none.Status)
 	assert.Equal(t, ConvergedNone, none.Converged)
@@ -317,7 +317,7 @@ func TestRefireConvergence(t *testing.T) {
 
 	// Same fix: a comment, no commit.
 	at := time.Date(2026, 12, 1, 17, 5, 0, 0, time.UTC)
-	same, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 3, At: at})
+	same, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 3, At: at})
 	require.NoError(t, err)
 	assert.Equal(t, StatusConverged, same.Status)
 	assert.Equal(t, ConvergedCommented, same.Converged)
@@ -334,7 +334,7 @@ func TestRefireConvergence(t *testing.T) {
 	assert.Contains(t, c, Marker(key))
 
 	// A different fix: exactly one incremental commit on the same PR.
-	diff, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 4, At: at})
+	diff, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 4, At: at})
 	require.NoError(t, err)
 	assert.Equal(t, StatusConverged, diff.Status)
 	assert.Equal(t, ConvergedCommitted, diff.Converged)
@@ -352,7 +352,7 @@ func TestRefireConvergence(t *testing.T) {
 	assert.Contains(t, msg, threadURL)
 
 	// The same different fix again: converged, so a comment.
-	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 5})
+	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 5})
 	require.NoError(t, err)
 	assert.Equal(t, ConvergedCommented, again.Converged)
 	prs = e.pulls(t)
@@ -373,7 +373,7 @@ func TestRefireDoesNotOverwriteOtherPeoplesCommits(t *testing.T) {
 	tweaked := expectedPaymentFix(t, e) + "// reviewed\n"
 	pushFile(t, e, "autoheal/"+key, paymentFile, tweaked, "review tweak")
 
-	out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 2})
+	out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 2})
 	require.NoError(t, err)
 	assert.Equal(t, ConvergedCommented, out.Converged)
 	assert.Contains(t, out.Message, "commits by others")
@@ -546,7 +546,7 @@ func TestManifestEditPullRequestByteForByte(t *testing.T) {
 	assert.Contains(t, pr.Body, "`spec.template.spec.containers[cart].resources.limits.memory`: `128Mi` → `256Mi`")
 
 	// Re-fire asking for more memory: one incremental commit, same PR.
-	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: cartResult(e.sc, key, "512Mi"), ThreadURL: threadURL, FireCount: 2})
+	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: cartResult(e.sc, key, "512Mi"), ThreadURL: threadURL, FireCount: 2})
 	require.NoError(t, err)
 	assert.Equal(t, ConvergedCommitted, again.Converged)
 	assert.Equal(t, strings.Replace(orig, "              memory: 128Mi\n", "              memory: 512Mi\n", 1), e.file(t, again.CommitSHA, cartManifest))
@@ -748,7 +748,7 @@ func TestConcurrentRefiresWithANewFixAddOneCommit(t *testing.T) {
 		wg.Add(1)
 		go func(s *Service) {
 			defer wg.Done()
-			out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Result: paymentResult(t, e.sc, key, true), FireCount: 2})
+			out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), FireCount: 2})
 			assert.NoError(t, err)
 			results <- out
 		}(s)

@@ -204,8 +204,10 @@ func prBody(res *investigate.HealResult, p *Proposal, c prContext, red *redact.R
 	return clipBody(b.String(), c.IssueKey, red)
 }
 
-// refireComment says the incident fired again and the PR still applies.
-func refireComment(c prContext, at time.Time, same bool, note string, red *redact.Redactor) string {
+// refireComment says the incident fired again and what that means for the
+// PR: with a new investigation, whether it proposes the same change (same);
+// without one (investigated false), that there is no new evidence.
+func refireComment(c prContext, at time.Time, investigated, same bool, note string, red *redact.Redactor) string {
 	r := func(s string) string { return red.String(s) }
 	var b strings.Builder
 	fire := "again"
@@ -213,7 +215,10 @@ func refireComment(c prContext, at time.Time, same bool, note string, red *redac
 		fire = fmt.Sprintf("again (fire #%d)", c.FireCount)
 	}
 	fmt.Fprintf(&b, "🔁 This incident fired %s at %s.", fire, at.UTC().Format("2006-01-02 15:04 UTC"))
-	if same {
+	switch {
+	case !investigated:
+		b.WriteString(" " + notReinvestigated + " This pull request is unchanged.")
+	case same:
 		b.WriteString(" The new investigation proposes the same change: this pull request still applies. No new commit.")
 	}
 	b.WriteString("\n\n")
@@ -226,6 +231,9 @@ func refireComment(c prContext, at time.Time, same bool, note string, red *redac
 	b.WriteString(Marker(r(c.IssueKey)) + "\n")
 	return clipBody(b.String(), c.IssueKey, red)
 }
+
+// notReinvestigated says that a re-fire brought nothing new.
+const notReinvestigated = "No new investigation ran for this fire, so there is no new evidence."
 
 // commitMessage is the message of AutoHeal's commits, with trailers naming
 // the issue key (how convergence recognises its own commits).

@@ -712,21 +712,28 @@ func (s *Service) ensureContent(ctx context.Context, rc *repoClient, branch, hea
 
 // RefireRequest is a re-fire of an incident whose fix may have a PR.
 type RefireRequest struct {
-	IssueKey    string
-	Result      *investigate.HealResult // the new investigation
-	ThreadURL   string
-	FireCount   int
-	At          time.Time // when it fired (default now)
-	Credentials *Credentials
+	IssueKey string
+	// Result is the new investigation's result when Reinvestigated, else
+	// the latest earlier one (kept for the record, never presented as new).
+	Result *investigate.HealResult
+	// Reinvestigated is true when an investigation ran for this fire.
+	// When false (e.g. the fire came within the cooldown), the PR is only
+	// told that the incident fired again with no new evidence.
+	Reinvestigated bool
+	ThreadURL      string
+	FireCount      int
+	At             time.Time // when it fired (default now)
+	Credentials    *Credentials
 }
 
-// Refire converges an open pull request with a new investigation of the
-// same issue key: when the new proposal yields the content the PR already
-// has, it comments (fire count, time, thread) without a commit; when the
-// fix differs it adds exactly one incremental commit (or, when people
-// pushed their own commits to the branch, comments the new suggestion
-// instead of overwriting them). Without an open PR it does nothing: a
-// re-fire never opens a second pull request.
+// Refire converges an open pull request with a re-fire of the same issue
+// key. Without a new investigation it only comments (fire count, time,
+// thread, and that nothing new was investigated). With one, when the new
+// proposal yields the content the PR already has, it comments without a
+// commit; when the fix differs it adds exactly one incremental commit (or,
+// when people pushed their own commits to the branch, comments the new
+// suggestion instead of overwriting them). Without an open PR it does
+// nothing: a re-fire never opens a second pull request.
 func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error) {
 	key := strings.TrimSpace(req.IssueKey)
 	if key == "" || req.Result == nil {
@@ -768,7 +775,7 @@ func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error
 	}
 	pc := prContext{ThreadURL: req.ThreadURL, FireCount: req.FireCount, IssueKey: key}
 	comment := func(same bool, note string) (Outcome, error) {
-		body := refireComment(pc, at, same, note, s.red)
+		body := refireComment(pc, at, req.Reinvestigated, same, note, s.red)
 		if err := s.scanText("comment", body); err != nil {
 			return fail(err)
 		}
@@ -777,6 +784,11 @@ func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error
 		}
 		out.Status, out.Converged = StatusConverged, ConvergedCommented
 		return out, nil
+	}
+	if !req.Reinvestigated {
+		o, err := comment(false, "")
+		o.Message = fmt.Sprintf("Fired again; no new investigation ran for this fire, so there is no new evidence and pull request #%d is unchanged: %s", pr.GetNumber(), pr.GetHTMLURL())
+		return s.finish(o), err
 	}
 	res := *req.Result
 	res.Repo = repoName

@@ -215,6 +215,8 @@ func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
 	assert.Contains(t, string(gh.New), "if (request.shippingCost) {")
 	require.Len(t, pr.Comments, 1, "the re-fire commented on the pull request")
 	assert.Contains(t, pr.Comments[0].Body, "fired again (fire #2)")
+	assert.Contains(t, pr.Comments[0].Body, "No new investigation ran for this fire, so there is no new evidence. This pull request is unchanged.")
+	assert.NotContains(t, pr.Comments[0].Body, "The new investigation")
 
 	// What the demo printed: the click, the thread with the PR link, the
 	// pull request and its diff, the re-fire in the same thread.
@@ -231,7 +233,10 @@ func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
 	assert.Contains(t, approval, "+  if (request.shippingCost) {")
 	assert.Contains(t, approval, "2 fires, the same thread")
 	assert.Contains(t, approval, "fired again (2 times)")
-	assert.Regexp(t, `Fired again; pull request #1 still applies \(commented, no new commit\): http://127\.0\.0\.1:\d+/acme/astronomy-shop/pull/1`, approval)
+	// The re-fire came within the cooldown: nothing new was investigated, and nothing says otherwise.
+	assert.Regexp(t, `Fired again; no new investigation ran for this fire, so there is no new evidence and pull request #1 is unchanged: http://127\.0\.0\.1:\d+/acme/astronomy-shop/pull/1`, approval)
+	assert.NotContains(t, approval, "new investigation proposes")
+	assert.NotContains(t, approval, "still applies")
 	assert.Contains(t, approval, "still has exactly one pull request")
 	assert.Contains(t, approval, "no second pull request was opened")
 
