@@ -802,3 +802,58 @@ func namesLoosely(text, service string) bool {
 	}
 	return hits >= 2
 }
+
+// asyncBoundaryRE: frames of the event loop or task scheduler that replace
+// the caller in an asynchronous stack (Node's processTicksAndRejections,
+// asyncio, coroutines, the .NET thread pool, tokio).
+var asyncBoundaryRE = regexp.MustCompile(`processTicksAndRejections|node:internal/process/task_queues|asyncio/(?:events|base_events|tasks)\.py|kotlinx\.coroutines\.|System\.Threading\.Tasks\.|System\.Runtime\.CompilerServices\.AsyncTaskMethodBuilder|tokio::runtime|ThreadPoolExecutor`)
+
+// awaitedRE: a call whose result is awaited, returned, chained with a
+// handler or assigned: its failure reaches a caller.
+var awaitedRE = regexp.MustCompile(`\bawait\b|\breturn\b|\.catch\(|\.then\(|\byield\b|=\s*[\w.]*\(|\.(?:join|result|get)\(\)|\.Wait\(|\.GetAwaiter\(`)
+
+// asyncCallerChange: an error thrown from an asynchronous function whose
+// stack ends at the event loop has lost its caller. A recent change that
+// added a call to that function without awaiting it (fire and forget) is
+// where the failure escapes: nobody handles the rejection, and in Node it
+// kills the process.
+func (ev *evidence) asyncCallerChange(c *candidate, anchor *Frame) (changeLine, bool) {
+	if anchor == nil || anchor.Function == "" {
+		return changeLine{}, false
+	}
+	lost := false
+	for _, f := range c.Support {
+		if len(f.Frames) > 0 && f.Frames[0].File == anchor.File && asyncBoundaryRE.MatchString(f.Quote+" "+f.Attrs["detail"]+" "+f.Attrs["stack"]+" "+framesText(f.Frames)) {
+			lost = true
+			break
+		}
+	}
+	if !lost {
+		return changeLine{}, false
+	}
+	fn := anchor.Function
+	if i := strings.LastIndexAny(fn, ".:"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	if len(fn) < 3 {
+		return changeLine{}, false
+	}
+	call := regexp.MustCompile(`[.\s(]` + regexp.QuoteMeta(fn) + `\(`)
+	for _, l := range ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) && path.Base(f.File) != path.Base(anchor.File) }) {
+		if call.MatchString(l.text) && !awaitedRE.MatchString(l.text) {
+			return l, true
+		}
+	}
+	return changeLine{}, false
+}
+
+func framesText(fs []Frame) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Function)
+		b.WriteString(" ")
+		b.WriteString(f.File)
+		b.WriteString("\n")
+	}
+	return b.String()
+}

@@ -20,7 +20,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	if _, _, _, ok := ev.contractBreak(c); ok {
 		return BucketCodeBug // consumers misread data since a producer changed the shared schema
 	}
-	switch c.ErrorType {
+	et := c.ErrorType
+	if ev.inputDoesNotFit(c, anchoredPath, anchoredLine) {
+		et = ErrDataValidation
+	}
+	switch et {
 	case ErrRace:
 		return BucketFlake
 	case ErrTLS, ErrConfig:
@@ -90,7 +94,7 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if c.infra == 0 {
 			_, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset)
 			switch {
-			case ev.saysIntermittent() && !(ok && exact):
+			case ev.saysIntermittent() && !(ok && exact) && !ev.crashLoops(c):
 				return BucketFlake // rare, self-healing, and the failing code did not change
 			case ev.intermittent(c) && !ok && !c.hasAppFrame:
 				return BucketFlake
@@ -211,6 +215,11 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		if !(changed && exact) && ev.saysIntermittent() {
 			return "a flake (failures are intermittent and the code did not change)"
 		}
+		if !changed && anchoredPath != "" {
+			// Code that worked until now and did not change fails: new input
+			// reaching it is as likely as the code being wrong.
+			return "bad data (the failing code did not change recently; new input may reach it)"
+		}
 	case BucketInfrastructure:
 		if c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion {
 			if c.hasSignature("growth-with-uptime") {
@@ -236,9 +245,17 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		if _, _, ok := ev.validationChange(c); ok {
 			return "a code bug (the validation changed just before)"
 		}
+		if len(recs) == 0 && c.ErrorType != ErrDataValidation {
+			// A runtime error blamed on the input without the records that
+			// carry it: the code not handling that input is as likely.
+			return "a code bug (no recurring records show which input fails)"
+		}
 	case BucketFlake:
 		if changed {
 			return "a code bug (the failing code changed recently)"
+		}
+		if ev.crashLoops(c) {
+			return "a code bug (the service keeps crashing on it)"
 		}
 		if c.infra > 0 {
 			return "infrastructure"
@@ -303,4 +320,41 @@ func (ev *evidence) tokenExpiryRace(c *candidate) bool {
 		return false
 	}
 	return ev.intermittent(c) || (ev.saysIntermittent() && !ev.sustained(c))
+}
+
+// conversionRE: a line that converts a value into a narrower or unsigned
+// type (C# checked casts and Convert, Java Math.toIntExact, Rust try_into
+// and as-casts, Go integer conversions, parseInt-style calls).
+var conversionRE = regexp.MustCompile(`checked\s*\(\s*\((?:u?int|u?long|u?short|s?byte|decimal)\)|Convert\.To(?:U?Int\d+|Decimal|Byte)|Math\.toIntExact|\.try_into\(\)|\bas (?:u|i)(?:8|16|32|64|size)\b|\b(?:u?int(?:8|16|32|64)?)\(\w+[.\w]*\)|\b(?:parseInt|Integer\.parseInt|Long\.parseLong|int\.Parse|Int32\.Parse|UInt32\.Parse)\(`)
+
+// inputDoesNotFit: an overflow raised where a value is converted to a
+// narrower type says the value does not fit, not that arithmetic went
+// wrong: the input is what is unexpected (a negative quantity cast to an
+// unsigned count).
+func (ev *evidence) inputDoesNotFit(c *candidate, path string, line int) bool {
+	if !c.hasSignature("int-overflow") || path == "" {
+		return false
+	}
+	for _, f := range ev.findings {
+		if f.Kind == KindSourceAnchor && f.File == path && f.Line == line && conversionRE.MatchString(f.Quote) {
+			return true
+		}
+	}
+	return false
+}
+
+// crashLoops: the service's processes die on the failure again and again
+// (restarts, a crash loop, logs of crashed containers): whatever the
+// reporter calls it, that is not a rare, self-healing flake.
+func (ev *evidence) crashLoops(c *candidate) bool {
+	if ev.restarts[c.Service] >= 3 {
+		return true
+	}
+	n := 0
+	for _, f := range c.Support {
+		if f.Signature == "k8s-crashloop" || strings.Contains(f.Quote, "previous container log") {
+			n += max(f.Count, 1)
+		}
+	}
+	return n >= 3
 }

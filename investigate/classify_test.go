@@ -2,8 +2,10 @@ package investigate
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheckThenInsertRace(t *testing.T) {
@@ -45,4 +47,58 @@ func TestSaysIntermittent(t *testing.T) {
 		ev := &evidence{issue: Issue{Text: text}}
 		assert.Equal(t, want, ev.saysIntermittent(), text)
 	}
+}
+
+func TestOverflowAtAConversionIsInputThatDoesNotFit(t *testing.T) {
+	const file = "src/PartnerOrders/Shopora/ShoporaOrderMapper.cs"
+	c := &candidate{ErrorType: ErrRuntime, Support: []Finding{{Signature: "int-overflow"}}}
+	at := func(code string) *evidence {
+		return &evidence{findings: []Finding{{Kind: KindSourceAnchor, File: file, Line: 24, Quote: code}}}
+	}
+	assert.True(t, at("Quantity = checked((uint)line.Quantity),").inputDoesNotFit(c, file, 24))
+	assert.True(t, at("let qty: u32 = line.quantity.try_into()?;").inputDoesNotFit(c, file, 24))
+	assert.False(t, at("total = checked(price * quantity);").inputDoesNotFit(c, file, 24), "arithmetic, not a conversion")
+	other := &candidate{ErrorType: ErrRuntime, Support: []Finding{{Signature: "java-runtime"}}}
+	assert.False(t, at("Quantity = checked((uint)line.Quantity),").inputDoesNotFit(other, file, 24))
+}
+
+func TestCrashLoopsOverrideTheReportersFlaky(t *testing.T) {
+	ev := &evidence{issue: Issue{Text: "place order is flaky since this morning"}, restarts: map[string]int{}}
+	c := &candidate{Service: "checkout-api", Support: []Finding{{Quote: "checkout-api-1/checkout-api previous container log: AuditError: rejected", Count: 3}}}
+	assert.True(t, ev.crashLoops(c))
+	calm := &candidate{Service: "checkout-api", Support: []Finding{{Quote: "AuditError: rejected", Count: 30}}}
+	assert.False(t, ev.crashLoops(calm))
+	ev.restarts["checkout-api"] = 4
+	assert.True(t, ev.crashLoops(calm), "restarts counted by the metrics")
+}
+
+func TestAsyncCallerChange(t *testing.T) {
+	onset := time.Date(2026, 5, 19, 6, 9, 0, 0, time.UTC)
+	change := Finding{Kind: KindChangeCorrelation, File: "services/checkout-api/src/routes/orders.ts", Time: onset.Add(-12 * time.Hour),
+		Quote: "260a325 checkout: audit promotion redemptions",
+		Attrs: map[string]string{"added": "8: for (const promo of order.appliedPromotions) {\n9:   audit.record({ type: 'promotion.redeemed', code: promo.code });\n10: }"}}
+	anchor := &Frame{File: "/app/src/clients/audit.ts", Line: 26, Function: "AuditClient.record"}
+	crash := Finding{Frames: []Frame{*anchor}, Quote: "AuditError: audit-log rejected event", Attrs: map[string]string{
+		"detail": "AuditError: audit-log rejected | at AuditClient.record (/app/src/clients/audit.ts:26:13) | at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"}}
+	ev := &evidence{onset: onset, findings: []Finding{change}}
+
+	l, ok := ev.asyncCallerChange(&candidate{Support: []Finding{crash}}, anchor)
+	require.True(t, ok)
+	assert.Equal(t, 9, l.line)
+	assert.Equal(t, change.File, l.change.File)
+
+	sync := crash
+	sync.Attrs = map[string]string{"detail": "AuditError | at AuditClient.record (/app/src/clients/audit.ts:26:13) | at placeOrder (/app/src/routes/orders.ts:9:7)"}
+	_, ok = ev.asyncCallerChange(&candidate{Support: []Finding{sync}}, anchor)
+	assert.False(t, ok, "a stack that still has its caller needs no guess")
+
+	awaited := change
+	awaited.Attrs = map[string]string{"added": "9:   await audit.record({ type: 'promotion.redeemed' });"}
+	_, ok = (&evidence{onset: onset, findings: []Finding{awaited}}).asyncCallerChange(&candidate{Support: []Finding{crash}}, anchor)
+	assert.False(t, ok, "an awaited call hands its failure to the caller")
+}
+
+func TestWindowLinesOfNothingIsEmpty(t *testing.T) {
+	assert.Nil(t, windowLines(""))
+	assert.Len(t, windowLines("> 9  a()\n  10  b()\n"), 2)
 }

@@ -278,6 +278,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		col = columnOf(c, h.anchor)
 	}
 	bucket := ev.classify(h, anchorPath, anchorLine)
+	if ev.inputDoesNotFit(c, anchorPath, anchorLine) {
+		rc.ErrorType = ErrDataValidation
+	}
 	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c)) {
 		rc.ErrorType = ErrRace
 	}
@@ -294,6 +297,11 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			leak, hasLeak = l, true
 			rc.Service, rc.ErrorType = owner, ErrDataValidation
 			brokenFor = consumers
+		}
+		if !hasLeak {
+			if l, ok := ev.asyncCallerChange(c, h.anchor); ok {
+				leak, hasLeak = l, true // the call that lets the rejection escape
+			}
 		}
 		if !hasLeak && c.hasSignature("threadpool-starvation") {
 			leak, hasLeak = ev.blockingChange(c)
@@ -506,6 +514,9 @@ func (e *Engine) concludeNothing(issue Issue, res *HealResult, ev *evidence) *He
 }
 
 func windowLines(w string) []string {
+	if strings.TrimSpace(w) == "" {
+		return nil // nothing was read
+	}
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(w, "\n"), "\n") {
 		out = append(out, l)

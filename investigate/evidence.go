@@ -71,9 +71,13 @@ func TextFinding(kind FindingKind, family Family, service, text string, at time.
 // so quotes show the error rather than a preamble.
 func errorLine(text string, s *Signature) string {
 	text = strings.ReplaceAll(text, `\n`, "\n")
-	loc := s.Pattern.FindStringIndex(text)
-	if loc == nil {
+	m := s.Pattern.FindStringSubmatchIndex(text)
+	if m == nil {
 		return text
+	}
+	loc := m[:2]
+	if q := s.Pattern.SubexpIndex("q"); q > 0 && m[2*q] >= 0 {
+		loc = m[2*q : 2*q+2] // the pattern says where the error itself starts
 	}
 	start := strings.LastIndex(text[:loc[0]], "\n") + 1
 	end := loc[0] + strings.Index(text[loc[0]:], "\n")

@@ -34,8 +34,17 @@ type Signature struct {
 	// Weight orders signatures when several match (more specific wins).
 	Weight int
 	Title  string
+	// Unless vetoes a match: texts it matches are not this signature
+	// (a generic exception whose message says a dependency failed).
+	Unless *regexp.Regexp
 	// pre rules out most texts before the expression runs.
 	pre prefilter
+}
+
+// unless attaches a veto expression to a signature.
+func unless(s Signature, veto string) Signature {
+	s.Unless = regexp.MustCompile(veto)
+	return s
 }
 
 func sig(id, runtime, pattern string, et ErrorType, b Bucket, role Role, infra bool, weight int, title string) Signature {
@@ -193,6 +202,10 @@ var Catalogue = []Signature{
 	sig("named-null", "any", `\b[A-Z]\w*(?:NullReference|NullValue|NilValue|NullArgument)\w*(?:Exception|Error)\b`, ErrNullPointer, BucketCodeBug, RoleCause, false, 26, "null value (named by the exception)"),
 	// Generic application panics (last: least specific)
 	sig("go-panic", "go", `\bpanic: `, ErrRuntime, BucketCodeBug, RoleCause, false, 50, "Go panic"),
+	// Any exception printed with its stack, when nothing above knows it
+	// (custom application errors): a failure raised in the code.
+	unless(sig("exception-with-stack", "any", `(?m)^[ \t]*(?:Uncaught |Unhandled |Fatal error: )?[A-Z][\w.$\\]*(?:Error|Exception|Failure|Fault)\b(?: \[\w+\])?:? [^\n]*\n(?:[^\n]*\n){0,2}?[ \t]+(?:at [\w$.<>\[\]]+ \(|at [\w$./\\-]+:\d+|[\w:]+\.rb:\d+:in |#\d+ /)|File "[^"]+", line \d+, in [^\n]+\n[^\n]*\n(?P<q>[A-Za-z_][\w.]*(?:Error|Exception|Failure)\w*): `, ErrRuntime, BucketCodeBug, RoleCause, false, 20, "unhandled exception"),
+		`(?i)\b(?:returned|status(?: code)?|HTTP(?:/\d(?:\.\d)?)?)[: ]*5\d\d\b|\b5\d\d (?:Server Error|Service Unavailable|Bad Gateway|Gateway Time)|service.?unavailable|bad.?gateway|time-?out|timed out|connection (?:refused|reset|closed|error|aborted)|refused|unreachable|ECONN|socket hang up|broken pipe|too many requests|\b429\b|(?i:max ?retries|retries (?:exhausted|exceeded)|retry limit)`),
 	sig("unhandled", "any", `Unhandled(?:Promise)?Rejection|Unhandled exception|uncaught exception`, ErrRuntime, BucketCodeBug, RoleCause, false, 30, "unhandled exception"),
 }
 
@@ -235,6 +248,9 @@ func MatchAll(text string) []Match {
 			continue
 		}
 		if loc := s.Pattern.FindStringIndex(text); loc != nil {
+			if s.Unless != nil && s.Unless.MatchString(text) {
+				continue
+			}
 			out = append(out, Match{Sig: s, Index: loc[0]})
 		}
 	}

@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -130,9 +131,9 @@ func TestCatalogueKeepsRuntimesApart(t *testing.T) {
 func TestUnknownExceptionsTypedByTheirName(t *testing.T) {
 	for text, want := range map[string]string{
 		"com.acme.ledger.LedgerTimeoutException: settlement lookup exceeded budget": "named-timeout",
-		"CustomerAddressValidationError: postcode rejected":                          "named-validation",
-		"Acme.Partners.PartnerAccessDeniedException: partner 4471":                   "named-auth",
-		"app.errors.InventoryConcurrentModificationError: stock row changed":         "named-conflict",
+		"CustomerAddressValidationError: postcode rejected":                         "named-validation",
+		"Acme.Partners.PartnerAccessDeniedException: partner 4471":                  "named-auth",
+		"app.errors.InventoryConcurrentModificationError: stock row changed":        "named-conflict",
 	} {
 		s := Best(text)
 		if assert.NotNil(t, s, text) {
@@ -142,4 +143,28 @@ func TestUnknownExceptionsTypedByTheirName(t *testing.T) {
 	// A specific signature always wins over the name.
 	assert.Equal(t, "java-sockettimeout", Best("java.net.SocketTimeoutException: Read timed out").ID)
 	assert.Nil(t, Best("com.acme.CustomsSubmissionException: declaration re-queued"), "a name that says nothing types nothing")
+}
+
+func TestExceptionWithStackIsACatchAll(t *testing.T) {
+	node := "/app/src/clients/audit.ts:26\n  throw new AuditError(msg)\n        ^\n\nAuditError: audit-log rejected event promotion.redeemed: 400 {\"error\":\"invalid_event\"}\n    at AuditClient.record (/app/src/clients/audit.ts:26:13)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)"
+	s := Best(node)
+	require.NotNil(t, s)
+	assert.Equal(t, "exception-with-stack", s.ID)
+	assert.True(t, strings.HasPrefix(errorLine(node, s), "AuditError: audit-log rejected"), errorLine(node, s))
+
+	py := "Traceback (most recent call last):\n  File \"/app/recs/ranker.py\", line 41, in rank\n    score = weights[item.kind]\n  File \"/app/recs/weights.py\", line 12, in lookup\n    raise UnknownKindFailure(kind)\nrecs.errors.UnknownKindFailure: kind 'bundle'"
+	s = Best(py)
+	require.NotNil(t, s)
+	assert.Equal(t, "exception-with-stack", s.ID)
+	assert.Equal(t, "recs.errors.UnknownKindFailure: kind 'bundle'", errorLine(py, s), "the quote is the exception, not the traceback header")
+
+	// A dependency's failure printed with a stack is not a code error.
+	for _, text := range []string{
+		"notify_otp.providers.smsgate.ProviderError: smsgate returned 503: service_unavailable\n    at send (/app/smsgate.js:27:9)",
+		"MaxRetriesPerRequestError: Reached the max retries per request limit (which is 3).\n    at Socket.<anonymous> (/app/node_modules/ioredis/built/redis/event_handler.js:182:37)",
+	} {
+		if s := Best(text); s != nil {
+			assert.NotEqual(t, "exception-with-stack", s.ID, text)
+		}
+	}
 }

@@ -141,8 +141,8 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 		}
 	}
 	var patch *Patch
-	var prose string
-	if rc.File != "" && len(lines) > 0 && from > 0 {
+	prose := fireAndForgetProse(h, rc, lineAt(lines, rc.Line, from), firstNonEmpty(exception, quote))
+	if prose == "" && rc.File != "" && len(lines) > 0 && from > 0 {
 		// Build a full-file-shaped slice: pad before the window so line numbers align.
 		full := make([]string, from-1, from-1+len(lines))
 		full = append(full, lines...)
@@ -453,4 +453,20 @@ func pdbProse(c *candidate, m *ManifestField) string {
 		out += " Make its selector match the pod labels and spread replicas across nodes."
 	}
 	return out
+}
+
+// fireAndForgetProse explains a failure thrown in an asynchronous function
+// (the anchor) that escapes through a caller at rc that does not await it.
+func fireAndForgetProse(h *hypothesis, rc RootCause, text, what string) string {
+	if h.anchor == nil || rc.File == "" || path.Base(rc.File) == path.Base(h.anchor.File) || h.anchor.Function == "" {
+		return ""
+	}
+	fn := h.anchor.Function
+	if i := strings.LastIndexAny(fn, ".:"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	if fn == "" || !strings.Contains(text, fn+"(") || awaitedRE.MatchString(text) {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d calls %s without awaiting it or handling its failure (fire and forget): when it rejects (%s), nothing catches the error, so it surfaces as an unhandled rejection, which crashes a Node process (and is silently lost elsewhere). Await the call inside a try/catch, or attach a .catch() that logs and counts the failure if it must stay best-effort; then fix the rejected input at %s:%d.", rc.File, rc.Line, fn, Quote(what, 90), PathHint(*h.anchor), h.anchor.Line)
 }

@@ -40,13 +40,20 @@
 //     and finish);
 //  2. re-validate the proposal against the base branch head (re-apply the
 //     change when the base moved, refuse clearly when it no longer applies);
-//  3. create one commit (blobs, a tree on the base tree, the commit) and only
+//  3. under a Redis lock per fix hash (the repository, and each file's path
+//     with the lines the change removes and adds), look for another issue
+//     key's open pull request carrying the same change (its body's
+//     <!-- autoheal:fix=... --> marker, and exactly the approved content at
+//     its head): when there is one, comment on it and link it instead of
+//     opening a duplicate (Outcome.SameFix);
+//  4. create one commit (blobs, a tree on the base tree, the commit) and only
 //     then the branch pointing at it; a branch that already exists is reused
 //     when its tree carries the change, fast-forwarded with one commit
 //     otherwise; "Reference already exists" means another attempt won;
-//  4. open the pull request (its body: diagnosis, evidence, confidence, the
-//     change, the regression test, the thread link and a hidden
-//     <!-- autoheal:issue-key=... --> marker); "already exists" returns it.
+//  5. open the pull request (its body: diagnosis, evidence, confidence, the
+//     change, the regression test, the thread link and the hidden
+//     <!-- autoheal:issue-key=... --> and fix markers); "already exists"
+//     returns it.
 //
 // Every text published (title, body, commit message, comments, branch name)
 // passes the redactor and a final scan that refuses to publish anything

@@ -222,9 +222,14 @@ const (
 // is for the thread and Ephemeral for the clicking user only; both are
 // already redacted and safe to post.
 type Outcome struct {
-	Status    Status
-	PRURL     string
-	PRNumber  int
+	Status   Status
+	PRURL    string
+	PRNumber int
+	// PRTitle is the pull request's title (redacted), when known.
+	PRTitle string
+	// SameFix is true when the pull request was opened for another issue
+	// key with the same change, and is linked instead of a duplicate.
+	SameFix   bool
 	Branch    string
 	CommitSHA string
 	Created   bool
@@ -591,6 +596,7 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 			return out, err
 		}
 		out.Status, out.PRNumber, out.PRURL, out.CommitSHA = StatusExisting, pr.GetNumber(), pr.GetHTMLURL(), sha
+		out.PRTitle = s.red.String(pr.GetTitle())
 		out.Message = fmt.Sprintf("Pull request #%d is open: %s", pr.GetNumber(), pr.GetHTMLURL())
 		if committed {
 			out.Converged = ConvergedCommitted
@@ -598,6 +604,23 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 		}
 		return out, nil
 	}
+	// Another incident's open pull request with the same change is linked
+	// instead of opening a duplicate; the look-up and the opening below
+	// hold the fix's lock so that two approvals cannot both open one.
+	hash := fixHash(rc.full(), files, orig)
+	release, err := s.lockFix(ctx, rc.full(), hash)
+	if err != nil {
+		return out, err
+	}
+	defer release()
+	same, err := s.findSameFix(ctx, rc, branch, hash, files)
+	if err != nil {
+		return out, err
+	}
+	if same != nil {
+		return s.linkSameFix(ctx, rc, same, pc, step, out)
+	}
+	body += FixMarker(hash) + "\n"
 	// The branch: created pointing at our commit, or reused when it exists.
 	headSHA, exists, err := rc.branchSHA(ctx, opReadBranch, branch)
 	if err != nil {
@@ -663,6 +686,7 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 		return out, err
 	}
 	out.PRNumber, out.PRURL, out.Created = pr.GetNumber(), pr.GetHTMLURL(), created
+	out.PRTitle = s.red.String(pr.GetTitle())
 	out.Status = StatusExisting
 	verb := "is open"
 	if created {
@@ -672,6 +696,33 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 	if note != "" {
 		out.Message += "\n" + note
 	}
+	return out, nil
+}
+
+// linkSameFix records another issue key's open pull request with the same
+// change as this approval's, and tells its reviewers in a comment.
+func (s *Service) linkSameFix(ctx context.Context, rc *repoClient, pr *github.PullRequest, pc prContext, step func(sessions.Step, sessions.StepUpdate) error, out Outcome) (Outcome, error) {
+	body := sameFixComment(pc, s.red)
+	if err := s.scanText("comment", body); err != nil {
+		return out, err
+	}
+	if _, err := rc.comment(ctx, pr.GetNumber(), body); err != nil {
+		return out, err
+	}
+	head := pr.GetHead().GetRef()
+	if err := step(sessions.StepPR, sessions.StepUpdate{Branch: head, PRNumber: pr.GetNumber(), PRURL: pr.GetHTMLURL()}); err != nil {
+		return out, err
+	}
+	out.Status, out.SameFix, out.Branch = StatusExisting, true, head
+	out.PRNumber, out.PRURL, out.CommitSHA = pr.GetNumber(), pr.GetHTMLURL(), pr.GetHead().GetSHA()
+	out.PRTitle = s.red.String(pr.GetTitle())
+	other := "another incident"
+	if k := markedIssueKey(pr.GetBody()); k != "" {
+		other = "incident `" + s.red.String(k) + "`"
+	}
+	out.Message = fmt.Sprintf("<@%s> approved the fix: the same change is already proposed in pull request #%d %s (opened for %s), so it is linked here instead of opening a duplicate.",
+		pc.ApprovedBy, pr.GetNumber(), pr.GetHTMLURL(), other)
+	s.log.Info("same fix already proposed; linked", "issue_key", s.red.String(pc.IssueKey), "pr", pr.GetNumber())
 	return out, nil
 }
 
