@@ -857,3 +857,32 @@ func framesText(fs []Frame) string {
 	}
 	return b.String()
 }
+
+// hazard is a construct that is wrong almost wherever it is written; a
+// recent change adding one to the failing file is the likely defect even
+// when the failure surfaces elsewhere in the file.
+type hazard struct {
+	re   *regexp.Regexp
+	what string
+}
+
+var hazards = []hazard{
+	// Python evaluates a default once: the list, dict or set is shared by
+	// every call and accumulates across requests.
+	{regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), "mutable default argument"},
+}
+
+// hazardChange finds a hazard added to file by a recent change.
+func (ev *evidence) hazardChange(file string) (changeLine, string, bool) {
+	if file == "" {
+		return changeLine{}, "", false
+	}
+	for _, l := range ev.recentChangeLines(func(f Finding) bool { return samePath(f.File, file) }) {
+		for _, h := range hazards {
+			if h.re.MatchString(l.text) {
+				return l, h.what, true
+			}
+		}
+	}
+	return changeLine{}, "", false
+}

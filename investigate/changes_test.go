@@ -72,3 +72,26 @@ func TestLimitsImplyTheirSettings(t *testing.T) {
 	other := &candidate{Service: "media-upload", Signature: "conn-refused", Support: []Finding{{Quote: "connect ECONNREFUSED 10.0.0.1:80"}}}
 	assert.NotContains(t, namedSettings(other), "proxy-body-size")
 }
+
+func TestHazardChangeFindsAddedMutableDefaults(t *testing.T) {
+	onset := time.Date(2026, 2, 12, 11, 32, 0, 0, time.UTC)
+	ev := &evidence{onset: onset, findings: []Finding{{Kind: KindChangeCorrelation, File: "recs_api/candidates.py", Time: onset.Add(-87 * time.Minute),
+		Attrs: map[string]string{"added": "12: def exclusion_ids(profile: UserProfile, seen: list[str] = []) -> list[str]:\n20:     excluded = exclusion_ids(profile)"}}}}
+	l, what, ok := ev.hazardChange("recs_api/candidates.py")
+	require.True(t, ok)
+	assert.Equal(t, 12, l.line)
+	assert.Equal(t, "mutable default argument", what)
+	_, _, ok = ev.hazardChange("recs_api/ranker.py")
+	assert.False(t, ok, "only the failing file's changes")
+
+	for line, want := range map[string]bool{
+		"def f(a, b={}):":                     true,
+		"async def g(x, tags=set()) -> None:": true,
+		"def h(items=None):":                  false,
+		"def k(n=0, name='x'):":               false,
+		"    return f(items=[])":              false,
+	} {
+		assert.Equal(t, want, hazards[0].re.MatchString(line), line)
+	}
+	assert.Contains(t, hazardProse(RootCause{File: "recs_api/candidates.py", Line: 12}, "def exclusion_ids(profile, seen=[]):"), "Default to None")
+}

@@ -299,6 +299,11 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			brokenFor = consumers
 		}
 		if !hasLeak {
+			if l, _, ok := ev.hazardChange(anchorPath); ok {
+				leak, hasLeak = l, true // a construct wrong wherever it is written, added just before
+			}
+		}
+		if !hasLeak {
 			if l, ok := ev.asyncCallerChange(c, h.anchor); ok {
 				leak, hasLeak = l, true // the call that lets the rejection escape
 			}
@@ -377,7 +382,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		rc.File, rc.Line = leak.change.File, leak.line
 		sourceRead = readAt(rc.File, rc.Line)
 		window = windowLines(reads[rc.File].Attrs["window"])
-		if len(window) == 0 {
+		if !windowHas(window, leak.line) {
 			window = []string{fmt.Sprintf("> %d  %s", leak.line, leak.text)} // the changed line itself
 		}
 		rc.Function = ""
@@ -1096,4 +1101,15 @@ func sharedDeclaration(window []string) int {
 		}
 	}
 	return 0
+}
+
+// windowHas reports whether a source window shows the line.
+func windowHas(window []string, line int) bool {
+	for _, l := range window {
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimLeft(l, "> "), "%d", &n); err == nil && n == line {
+			return true
+		}
+	}
+	return false
 }

@@ -142,6 +142,9 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	}
 	var patch *Patch
 	prose := fireAndForgetProse(h, rc, lineAt(lines, rc.Line, from), firstNonEmpty(exception, quote))
+	if prose == "" {
+		prose = hazardProse(rc, lineAt(lines, rc.Line, from))
+	}
 	if prose == "" && rc.File != "" && len(lines) > 0 && from > 0 {
 		// Build a full-file-shaped slice: pad before the window so line numbers align.
 		full := make([]string, from-1, from-1+len(lines))
@@ -469,4 +472,12 @@ func fireAndForgetProse(h *hypothesis, rc RootCause, text, what string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d calls %s without awaiting it or handling its failure (fire and forget): when it rejects (%s), nothing catches the error, so it surfaces as an unhandled rejection, which crashes a Node process (and is silently lost elsewhere). Await the call inside a try/catch, or attach a .catch() that logs and counts the failure if it must stay best-effort; then fix the rejected input at %s:%d.", rc.File, rc.Line, fn, Quote(what, 90), PathHint(*h.anchor), h.anchor.Line)
+}
+
+// hazardProse explains a hazard (see hazards) at rc's line.
+func hazardProse(rc RootCause, text string) string {
+	if rc.File == "" || !hazards[0].re.MatchString(text) {
+		return ""
+	}
+	return fmt.Sprintf("The default argument at %s:%d (%s) is evaluated once, when the function is defined: every call that omits the argument shares the same list/dict and appends to it, so it grows across requests (longer queries, wrong results, eventually errors like this one). Default to None and create a new list inside the function (`seen = [] if seen is None else seen`), or build the result without mutating the argument.", rc.File, rc.Line, strings.TrimSpace(text))
 }
