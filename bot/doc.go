@@ -29,8 +29,18 @@
 // resolved and how long it lasted) under a per-incident lock; a granted
 // investigation runs in the thread through the same path as a mention's,
 // with a job id derived from the incident, so a job reclaimed from a dead
-// replica reuses its progress message and posts one result. A re-fire's
-// investigation converges an open pull request (Refirer).
+// replica reuses its progress message and posts one result; once it is
+// posted (or the investigation failed for good) the root shows the outcome
+// in one line instead of "investigating" (alertoutcome.go). A re-fire
+// converges an open pull request (Refirer), saying whether a new
+// investigation ran for it; without one, nothing new is claimed.
+//
+// Approve: an approver's click opens (or finds, or resumes) the pull
+// request through the Remediator, under a per-result lock; the thread then
+// gets exactly one reply linking it ("Pull request opened: <url|#N title>"),
+// whichever replica or retried click gets there (a lock and a record made
+// after the post). When another incident's open pull request already
+// carries the same change, it is linked instead of a duplicate.
 //
 // Nothing here talks to a backend directly: capabilities come from
 // investigate/capset, pull requests from a Remediator.

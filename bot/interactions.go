@@ -3,6 +3,8 @@ package bot
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -251,9 +253,18 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		return
 	}
 	switch doc.Approval.State {
-	case render.ApprovalApproved, render.ApprovalOpening:
+	case render.ApprovalApproved:
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix is already approved."), "approve done")
+		if doc.PR != nil {
+			// A replica that died after the decision may not have linked it.
+			b.postPRLink(ctx, v.Channel, v.ThreadTS, *doc.PR, log)
+		}
 		return
+	case render.ApprovalOpening:
+		// Nobody holds the approval lock, so the click that started opening
+		// the pull request died on the way: resume it (remediate finds what
+		// it did and finishes).
+		log.Info("approval left opening by an earlier click; resuming")
 	case render.ApprovalRejected:
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix was rejected; re-investigate to get a new proposal."), "approve rejected")
 		return
@@ -293,10 +304,55 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, Error: truncateRunes(b.o.Redactor.String(d.Error), 300)}
 	default:
 		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, PRURL: d.PRURL}
+		if d.State == render.ApprovalApproved && d.PRURL != "" {
+			doc.PR = &render.PullRequestLink{URL: d.PRURL, Number: d.PRNumber, Title: d.PRTitle, SameFix: d.SameFix}
+		}
 		log.Info("approval recorded", "state", d.State, "pr", d.PRURL)
 	}
 	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
+	if doc.PR != nil && d.State == render.ApprovalApproved {
+		b.postPRLink(actx, v.Channel, v.ThreadTS, *doc.PR, log)
+	}
 	b.notes(actx, v, user, d, log)
+}
+
+// postPRLink posts the thread's one reply linking a pull request, once per
+// thread and pull request whichever replica, click or retry gets here: a
+// lock keeps replicas from posting at the same time, and a record made
+// after the post keeps later clicks from posting again.
+func (b *Bot) postPRLink(ctx context.Context, channel, threadTS string, l render.PullRequestLink, log *slog.Logger) {
+	if strings.TrimSpace(l.URL) == "" {
+		return
+	}
+	id := prLinkID(channel, threadTS, l.URL)
+	lock, err := b.o.Store.Lock(ctx, id, time.Minute)
+	if err != nil {
+		if !errors.Is(err, sessions.ErrLocked) {
+			log.Warn("pull request link not posted: lock unavailable", "err", err)
+		}
+		return // another replica is posting it
+	}
+	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
+	if _, err := b.o.Store.ResultDoc(ctx, id); err == nil {
+		return // posted already
+	} else if !errors.Is(err, sessions.ErrNotFound) {
+		log.Warn("pull request link not posted: state store unavailable", "err", err)
+		return
+	}
+	l.Title = b.o.Redactor.String(l.Title)
+	if _, err := b.post(ctx, channel, threadTS, render.PullRequestLinkReply(l), "pull request link"); err != nil {
+		log.Warn("pull request link not posted", "err", err)
+		return
+	}
+	if err := b.o.Store.PutResultDoc(context.WithoutCancel(ctx), id, []byte(l.URL)); err != nil {
+		log.Warn("pull request link not recorded", "err", err)
+	}
+}
+
+// prLinkID names the record of a thread's link to a pull request.
+func prLinkID(channel, threadTS, url string) string {
+	sum := sha256.Sum256([]byte(channel + "\x00" + threadTS + "\x00" + url))
+	return "pr-link-" + hex.EncodeToString(sum[:12])
 }
 
 // createIssue opens a GitHub issue with a report result's report (bad

@@ -104,6 +104,8 @@ type resultDoc struct {
 	GitHubAPI string `json:"github_api_url,omitempty"`
 	// IssueURL is the GitHub issue "Create issue" opened for the report.
 	IssueURL string `json:"issue_url,omitempty"`
+	// PR is the pull request the approval opened or linked.
+	PR *render.PullRequestLink `json:"pr,omitempty"`
 }
 
 // encodeResultDoc marshals d within sessions.MaxResultDocBytes, dropping

@@ -46,6 +46,12 @@ type Decision struct {
 	// it unchanged (refused, busy, nothing to do).
 	State render.ApprovalState
 	PRURL string
+	// PRNumber and PRTitle describe the pull request when known; SameFix
+	// is true when it was opened for another incident with the same change
+	// and is linked instead of a duplicate.
+	PRNumber int
+	PRTitle  string
+	SameFix  bool
 	// Error says why opening the pull request failed (State failed).
 	Error string
 	// ThreadNote is a line for the thread (audit, convergence); UserNote

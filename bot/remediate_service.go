@@ -24,7 +24,7 @@ func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (De
 	out, err := r.s.Approve(ctx, remediate.ApproveRequest{
 		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings),
 	})
-	d := Decision{PRURL: out.PRURL, UserNote: out.Ephemeral}
+	d := Decision{PRURL: out.PRURL, PRNumber: out.PRNumber, PRTitle: out.PRTitle, SameFix: out.SameFix, UserNote: out.Ephemeral}
 	switch out.Status {
 	case remediate.StatusCreated, remediate.StatusExisting:
 		d.State = render.ApprovalApproved

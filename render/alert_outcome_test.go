@@ -77,3 +77,16 @@ func TestAlertRootShowsTheOutcome(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(raw), "Outcome", "no outcome, no field")
 }
+
+func TestPullRequestLinkReply(t *testing.T) {
+	m := PullRequestLinkReply(PullRequestLink{URL: "http://127.0.0.1:8080/acme/shop/pull/7", Number: 7, Title: "fix(payment): <null> at charge.js:58"})
+	require.NoError(t, Validate(m))
+	assert.Equal(t, "Pull request opened: <http://127.0.0.1:8080/acme/shop/pull/7|#7 fix(payment): &lt;null&gt; at charge.js:58>\n", blockTexts(m))
+	assert.Equal(t, "Pull request opened: #7 fix(payment): &lt;null&gt; at charge.js:58", m.Text)
+
+	m = PullRequestLinkReply(PullRequestLink{URL: "https://github.com/acme/shop/pull/7", Number: 7, SameFix: true})
+	assert.Equal(t, "Pull request already open for the same change (opened for another incident): <https://github.com/acme/shop/pull/7|#7>\n", blockTexts(m))
+
+	m = PullRequestLinkReply(PullRequestLink{URL: "javascript:alert(1)", Number: 3, Title: "t"})
+	assert.NotContains(t, blockTexts(m), "javascript:", "an unusable URL is not linked")
+}

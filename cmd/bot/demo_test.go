@@ -226,6 +226,8 @@ func TestDemoApprovesThePullRequestAndConvergesOnRefire(t *testing.T) {
 	// Links name the GitHub simulator, where they resolve, not github.com.
 	assert.Regexp(t, `Approved by @lead — pull request: acme/astronomy-shop#1 \(http://127\.0\.0\.1:\d+/acme/astronomy-shop/pull/1\)`, approval)
 	assert.NotContains(t, approval, "https://github.com/acme")
+	// One reply in the thread links the pull request.
+	assert.Equal(t, 1, strings.Count(approval, "Pull request opened: #1 "+pr.Title+" (http://127.0.0.1:"), "one link reply")
 	assert.Contains(t, approval, "#1  "+pr.Title)
 	assert.Contains(t, approval, "branches "+pr.Head)
 	assert.Contains(t, approval, "## AutoHeal fix")
