@@ -862,14 +862,22 @@ func framesText(fs []Frame) string {
 // recent change adding one to the failing file is the likely defect even
 // when the failure surfaces elsewhere in the file.
 type hazard struct {
-	re   *regexp.Regexp
-	what string
+	re     *regexp.Regexp
+	what   string
+	unless *regexp.Regexp // the line also says what makes it safe
+}
+
+// noTimeoutHazards: HTTP clients that wait forever unless told otherwise.
+var noTimeoutHazards = []hazard{
+	{re: regexp.MustCompile(`&?http\.Client\{\s*\}|http\.DefaultClient|\bhttp\.(?:Get|Post|Head|PostForm)\(`), what: "HTTP client without a timeout"},
+	{re: regexp.MustCompile(`\brequests\.(?:get|post|put|patch|delete|head|request)\(|\bSession\(\)\.(?:get|post)\(`), what: "HTTP request without a timeout", unless: regexp.MustCompile(`timeout\s*=`)},
+	{re: regexp.MustCompile(`\bnew HttpClient\(\s*\)|HttpClient\.newHttpClient\(\)|\bnew RestTemplate\(\s*\)`), what: "HTTP client without a timeout"},
 }
 
 var hazards = []hazard{
 	// Python evaluates a default once: the list, dict or set is shared by
 	// every call and accumulates across requests.
-	{regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), "mutable default argument"},
+	{re: regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), what: "mutable default argument"},
 }
 
 // hazardChange finds a hazard added to file by a recent change.
@@ -885,4 +893,42 @@ func (ev *evidence) hazardChange(file string) (changeLine, string, bool) {
 		}
 	}
 	return changeLine{}, "", false
+}
+
+// noTimeoutChange: a recent change that added an HTTP client or request
+// without a timeout, preferring the file that talks to peer (the host the
+// hung call went to).
+func (ev *evidence) noTimeoutChange(c *candidate) (changeLine, bool) {
+	peer := ""
+	for _, f := range c.Support {
+		if f.Signature == "hung-call" {
+			peer = f.Attrs["peer"]
+			break
+		}
+	}
+	label := strings.ToLower(peer)
+	if i := strings.Index(label, "."); i > 0 {
+		label = label[:i]
+	}
+	label = strings.TrimPrefix(label, "api")
+	var best changeLine
+	bestScore := -1
+	for _, l := range ev.recentChangeLines(func(f Finding) bool { return !IsConfigPath(f.File) }) {
+		for _, h := range noTimeoutHazards {
+			if !h.re.MatchString(l.text) || (h.unless != nil && h.unless.MatchString(l.text)) {
+				continue
+			}
+			score := 0
+			if len(label) >= 4 && strings.Contains(strings.ToLower(l.change.File), label) {
+				score += 2
+			}
+			if namesLoosely(l.change.File, c.Service) || strings.Contains(NormalizeServiceName(l.change.File), NormalizeServiceName(c.Service)) {
+				score++
+			}
+			if score > bestScore {
+				best, bestScore = l, score
+			}
+		}
+	}
+	return best, bestScore >= 0
 }

@@ -102,6 +102,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketCodeBug
 	case ErrTimeout, ErrNetwork, ErrDependency:
+		if c.hasSignature("hung-call") && c.infra == 0 {
+			return BucketCodeBug // an outgoing call nothing bounds: the client lacks a timeout
+		}
 		if c.ErrorType == ErrDependency {
 			if _, ok := ev.dependencyChange(c); ok {
 				return BucketCodeBug // a dependency bump the runtime cannot load

@@ -308,6 +308,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 				leak, hasLeak = l, true // the call that lets the rejection escape
 			}
 		}
+		if !hasLeak && c.hasSignature("hung-call") {
+			leak, hasLeak = ev.noTimeoutChange(c)
+		}
 		if !hasLeak && c.hasSignature("threadpool-starvation") {
 			leak, hasLeak = ev.blockingChange(c)
 			slowPick = hasLeak
@@ -321,7 +324,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		if !hasLeak && (c.ErrorType == ErrOOM || c.ErrorType == ErrResourceExhaustion) {
 			leak, hasLeak = ev.leakChange(c)
 		}
-		if c.ErrorType == ErrTimeout && anchorPath == "" {
+		if !hasLeak && c.ErrorType == ErrTimeout && anchorPath == "" {
 			leak, hasLeak = ev.slowChange(c)
 			slowPick = hasLeak
 		}
@@ -784,7 +787,7 @@ func bestQuote(c *candidate) string {
 	var best Finding
 	rank := func(f Finding) int {
 		switch {
-		case f.Kind == KindException:
+		case f.Kind == KindException, f.Signature == "hung-call":
 			return 4
 		case f.Kind == KindMetricAnomaly && f.Signature != "" && f.Signature != "error-rate":
 			return 3

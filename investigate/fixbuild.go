@@ -177,6 +177,10 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 		case ErrResourceExhaustion, ErrOOM:
 			prose = leakProse(loc, lines, rc.Line, from)
 		case ErrTimeout:
+			if text := lineAt(lines, rc.Line, from); c.hasSignature("hung-call") && noTimeout(text) {
+				prose = fmt.Sprintf("The HTTP client created at %s (%s) has no timeout, and the request does not carry the caller's deadline: when the dependency slows down, calls wait for minutes while callers give up after seconds, and requests and goroutines pile up. Give the client a timeout like the other providers' (http.Client{Timeout: …} / requests timeout=…), build the request with the incoming context (http.NewRequestWithContext) so it ends when the caller gives up, and bound the work per dependency.", loc, strings.TrimSpace(text))
+				break
+			}
 			prose = slowProse(loc, lineAt(lines, rc.Line, from), c.Service)
 		default:
 			prose = fmt.Sprintf("Fix the failing code at %s.", loc)
@@ -480,4 +484,15 @@ func hazardProse(rc RootCause, text string) string {
 		return ""
 	}
 	return fmt.Sprintf("The default argument at %s:%d (%s) is evaluated once, when the function is defined: every call that omits the argument shares the same list/dict and appends to it, so it grows across requests (longer queries, wrong results, eventually errors like this one). Default to None and create a new list inside the function (`seen = [] if seen is None else seen`), or build the result without mutating the argument.", rc.File, rc.Line, strings.TrimSpace(text))
+}
+
+// noTimeout reports whether a source line creates an HTTP client or
+// request without a timeout.
+func noTimeout(text string) bool {
+	for _, h := range noTimeoutHazards {
+		if h.re.MatchString(text) && (h.unless == nil || !h.unless.MatchString(text)) {
+			return true
+		}
+	}
+	return false
 }

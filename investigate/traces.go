@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -366,6 +367,17 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 		}
 		if failing {
 			an.ErrorTraces++
+			if f, ok := hungCall(ts); ok {
+				k := groupKey{f.Service, f.Signature + "|" + f.Attrs["peer"], ""}
+				if g, seen := groups[k]; seen {
+					g.Count++
+					g.LastTime = maxTime(g.LastTime, f.Time)
+				} else {
+					fc := f
+					groups[k], records[k] = &fc, &Records{}
+					order = append(order, k)
+				}
+			}
 		}
 	}
 	for _, k := range order {
@@ -525,4 +537,55 @@ func httpStatusText(code string) string {
 		return "504 Gateway Timeout"
 	}
 	return "HTTP " + code
+}
+
+// hungCallFloor: a call running this long is not a slow answer but one no
+// timeout bounds.
+const hungCallFloor = 30 * time.Second
+
+// hungCall finds, in a trace that failed, an outgoing call that kept
+// running long after the request it served had been given up on: the
+// caller timed out at the top (504) while the call went on for minutes.
+// Nothing bounds that call (no client timeout, no deadline from the
+// request's context), so requests pile up behind a slow dependency.
+func hungCall(ts []*Span) (Finding, bool) {
+	var top *Span // the shortest failing span: the timeout that was hit
+	for _, s := range ts {
+		if s.Error && (top == nil || s.Duration < top.Duration) && s.Duration > 0 {
+			top = s
+		}
+	}
+	if top == nil {
+		return Finding{}, false
+	}
+	var worst *Span
+	for _, s := range ts {
+		if s.Kind != "client" || s.Duration < hungCallFloor || s.Duration < 3*top.Duration {
+			continue
+		}
+		if worst == nil || s.Duration > worst.Duration {
+			worst = s
+		}
+	}
+	if worst == nil {
+		return Finding{}, false
+	}
+	peer := strings.TrimPrefix(externalPeer(worst), "external:")
+	if peer == "" {
+		peer = firstNonEmpty(worst.Attrs["server.address"], worst.Attrs["net.peer.name"], worst.Attrs["peer.service"], worst.Name)
+	}
+	target := firstNonEmpty(worst.Attrs["url.full"], worst.Attrs["http.url"], peer)
+	q := fmt.Sprintf("call to %s took %.1f s while the caller gave up after %.1f s (%s): the call has no timeout", target, worst.Duration.Seconds(), top.Duration.Seconds(), firstNonEmpty(top.Service, "caller"))
+	f := Finding{Kind: KindErrorSpan, Family: FamilyTraces, Service: worst.Service, ErrorType: ErrTimeout, Signature: "hung-call",
+		Time: worst.Start, LastTime: worst.Start, Count: 1, Quote: Quote(q, 240), Peer: peer,
+		Attrs: map[string]string{"peer": peer, "duration_ms": fmt.Sprint(worst.Duration.Milliseconds()), "caller_timeout_ms": fmt.Sprint(top.Duration.Milliseconds()),
+			"trace_id": worst.TraceID, "operation": worst.Name, "span_kind": "client"}}
+	return f, true
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

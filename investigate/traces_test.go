@@ -43,3 +43,40 @@ func TestTokenExpiryRaceNeedsRareFailures(t *testing.T) {
 	platform.infra = 1
 	assert.False(t, rare.tokenExpiryRace(&platform))
 }
+
+func TestHungCallOutlivesTheCallersTimeout(t *testing.T) {
+	t0 := time.Date(2026, 8, 14, 8, 41, 32, 0, time.UTC)
+	gw := Span{TraceID: "t", SpanID: "g", Service: "trip-gateway", Name: "ingress", Kind: "server", Start: t0, Duration: 10 * time.Second, Error: true,
+		Attrs: map[string]string{"http.status_code": "504", "upstream_cluster": "fare-aggregator"}}
+	srv := Span{TraceID: "t", SpanID: "s", ParentID: "g", Service: "fare-aggregator", Name: "GET /v1/fares/search", Kind: "server", Start: t0, Duration: 224 * time.Second,
+		Attrs: map[string]string{"http.response.status_code": "200"}}
+	fast := Span{TraceID: "t", SpanID: "r", ParentID: "s", Service: "fare-aggregator", Name: "POST", Kind: "client", Start: t0, Duration: 700 * time.Millisecond,
+		Attrs: map[string]string{"url.full": "http://rail-connector.search.svc:8080/v3/offers"}}
+	hung := Span{TraceID: "t", SpanID: "b", ParentID: "s", Service: "fare-aggregator", Name: "GET", Kind: "client", Start: t0, Duration: 223 * time.Second,
+		Attrs: map[string]string{"url.full": "https://api.blueferries.example/v2/sailings", "server.address": "api.blueferries.example"}}
+
+	f, ok := hungCall([]*Span{&gw, &srv, &fast, &hung})
+	require.True(t, ok)
+	assert.Equal(t, "fare-aggregator", f.Service, "the service that made the call")
+	assert.Equal(t, "hung-call", f.Signature)
+	assert.Equal(t, "api.blueferries.example", f.Attrs["peer"])
+	assert.Contains(t, f.Quote, "took 223.0 s while the caller gave up after 10.0 s")
+	assert.Equal(t, "hung-call", Best(f.Quote).ID)
+
+	short := hung
+	short.Duration = 12 * time.Second
+	_, ok = hungCall([]*Span{&gw, &srv, &fast, &short})
+	assert.False(t, ok, "a slow answer inside the floor is latency, not a call nothing bounds")
+}
+
+func TestNoTimeoutLines(t *testing.T) {
+	for line, want := range map[string]bool{
+		"return &Client{http: &http.Client{}, apiKey: apiKey}":       true,
+		"resp, err := http.Get(u)":                                   true,
+		"r = requests.get(url, headers=h)":                           true,
+		"r = requests.get(url, headers=h, timeout=5)":                false,
+		"var DefaultClient = &http.Client{Timeout: 4 * time.Second}": false,
+	} {
+		assert.Equal(t, want, noTimeout(line), line)
+	}
+}
