@@ -407,24 +407,63 @@ func (ev *evidence) candidates() []*candidate {
 		t.logPropagated += o.logPropagated
 		o.Score = -1
 	}
+	// A failure the traces saw without saying what it was (no signature)
+	// and a typed explanation in the same service's logs at the same time
+	// are one failure.
+	for _, u := range sortedCandidates(by) {
+		if u.Score < 0 || u.ErrorType != ErrUnknown || u.Signature != "" {
+			continue
+		}
+		var best *candidate
+		for _, t := range sortedCandidates(by) {
+			if t == u || t.Score < 0 || t.Service != u.Service || t.ErrorType == ErrUnknown || !aligned(t.First, u.First, 30*time.Minute) {
+				continue
+			}
+			if best == nil || t.logCause+t.traceOrigins+t.infra > best.logCause+best.traceOrigins+best.infra {
+				best = t
+			}
+		}
+		if best == nil {
+			continue
+		}
+		best.traceOrigins += u.traceOrigins
+		best.traceCallee += u.traceCallee
+		best.traceRelayed += u.traceRelayed
+		best.logCause += u.logCause
+		best.exceptions += u.exceptions
+		best.hasAppFrame = best.hasAppFrame || u.hasAppFrame
+		for fam := range u.Families {
+			best.Families[fam] = true
+		}
+		best.Support = append(best.Support, u.Support...)
+		u.Score = -1
+	}
 	// An error that blames the other side of a connection (refused, out of
 	// connections, bad certificate), raised in a service whose traces could
 	// not name that side: when another service reports the same condition in
 	// its own logs at the same time, that service is the other side.
 	for _, o := range sortedCandidates(by) {
 		sig := SignatureByID(o.Signature)
-		if o.Score < 0 || !sig.BlamesCallee() || o.traceCallee > 0 || o.logCallee > 0 || o.traceOrigins+o.traceRelayed == 0 {
+		if o.Score < 0 || !sig.BlamesCallee() || o.traceCallee > 0 || o.logCallee > 0 || o.traceOrigins+o.traceRelayed+o.logCause+o.logPropagated == 0 {
 			continue // only failures raised in o's own requests can point at the other side
 		}
-		for _, t := range sortedCandidates(by) {
+		// The services the trigger names are where the impact is felt: the
+		// other side is looked for among the rest first.
+		others := sortedCandidates(by)
+		sort.SliceStable(others, func(i, j int) bool { return !ev.isHinted(others[i].Service) && ev.isHinted(others[j].Service) })
+		for _, t := range others {
 			if t == o || t.Score < 0 || t.Service == o.Service || t.Signature != o.Signature || t.traceOrigins > 0 || t.traceCallee > 0 {
 				continue
+			}
+			if o.traceOrigins+o.traceRelayed == 0 && ev.isHinted(t.Service) {
+				continue // without traces, two named services failing alike are two victims
 			}
 			ownLogs := t.logCause + t.logPropagated
 			if ownLogs == 0 || !aligned(t.First, o.First, 10*time.Minute) {
 				continue
 			}
 			t.traceCallee += o.traceOrigins + o.traceRelayed
+			t.logCallee += o.logCause + o.logPropagated // the callers' own logs blame it
 			t.infra += o.infra
 			for fam := range o.Families {
 				t.Families[fam] = true
@@ -466,37 +505,6 @@ func (ev *evidence) candidates() []*candidate {
 			o.Score = -1
 		}
 	}
-	// A failure the traces saw without saying what it was (no signature)
-	// and a typed explanation in the same service's logs at the same time
-	// are one failure.
-	for _, u := range sortedCandidates(by) {
-		if u.Score < 0 || u.ErrorType != ErrUnknown || u.Signature != "" {
-			continue
-		}
-		var best *candidate
-		for _, t := range sortedCandidates(by) {
-			if t == u || t.Score < 0 || t.Service != u.Service || t.ErrorType == ErrUnknown || !aligned(t.First, u.First, 30*time.Minute) {
-				continue
-			}
-			if best == nil || t.logCause+t.traceOrigins+t.infra > best.logCause+best.traceOrigins+best.infra {
-				best = t
-			}
-		}
-		if best == nil {
-			continue
-		}
-		best.traceOrigins += u.traceOrigins
-		best.traceCallee += u.traceCallee
-		best.traceRelayed += u.traceRelayed
-		best.logCause += u.logCause
-		best.exceptions += u.exceptions
-		best.hasAppFrame = best.hasAppFrame || u.hasAppFrame
-		for fam := range u.Families {
-			best.Families[fam] = true
-		}
-		best.Support = append(best.Support, u.Support...)
-		u.Score = -1
-	}
 	var out []*candidate
 	for _, c := range by {
 		if c.Score < 0 {
@@ -510,6 +518,7 @@ func (ev *evidence) candidates() []*candidate {
 			ev.onChain[c.Service] = true
 		}
 	}
+	ev.routeLimitsToOwners(out)
 	for _, c := range out {
 		c.Score = ev.score(c)
 	}
@@ -852,7 +861,7 @@ func (ev *evidence) namedCallee(f Finding) string {
 
 // clientPools: a client-side connection pool that cannot hand out a
 // connection. That is the pool's own limit only while its server is healthy.
-var clientPools = map[string]bool{"java-hikari": true, "py-pool": true}
+var clientPools = map[string]bool{"java-hikari": true, "py-pool": true, "db-pool": true}
 
 // demotePoolVictims: a pool that runs dry while another service fails on a
 // platform cause of its own (a database out of disk, crash-looping) starting
@@ -868,6 +877,34 @@ func demotePoolVictims(cs []*candidate) {
 			}
 			if !t.First.After(o.First.Add(time.Minute)) && aligned(t.First, o.First, 10*time.Minute) {
 				o.Score *= 0.6
+				break
+			}
+		}
+	}
+}
+
+// sharedProxyRE names shared edge proxies and ingress controllers.
+var sharedProxyRE = regexp.MustCompile(`(?i)ingress|^nginx|envoy|traefik|haproxy|^kong|istio-?gateway|api-?gateway|^edge-?proxy|contour|ambassador`)
+
+// routeLimits are rejections a proxy makes by a setting of the route it
+// serves (body size), set on the service's own Ingress or route.
+var routeLimits = map[string]bool{"body-too-large": true}
+
+// routeLimitsToOwners: a shared proxy rejecting requests by a per-route
+// limit reports a problem of the route's service, whose Ingress holds the
+// setting: the candidate moves to the service the reporter named.
+func (ev *evidence) routeLimitsToOwners(cs []*candidate) {
+	for _, c := range cs {
+		if !routeLimits[c.Signature] || !sharedProxyRE.MatchString(c.Service) {
+			continue
+		}
+		for _, h := range hintsOf(ev.issue, ev.known) {
+			if h != c.Service && !sharedProxyRE.MatchString(h) {
+				for i := range c.Support {
+					c.Support[i].Attrs = copyAttrs(c.Support[i].Attrs)
+					c.Support[i].Attrs["relayed_by"] = c.Service
+				}
+				c.Service = h
 				break
 			}
 		}

@@ -44,6 +44,10 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case et == ErrResourceExhaustion && sig == "server-connlimit":
+		// A server's connection limit is often set by a shared parameter
+		// group or config profile the change switched to.
+		return res(`(?i)max|pool|conn|parameter|profile`, `(?i)limit|size|replica`)
 	case et == ErrResourceExhaustion:
 		return res(`(?i)max|pool|conn`, `(?i)limit|size|replica`)
 	case et == ErrConfig || sig == "bad-credentials":
@@ -445,7 +449,8 @@ func (ev *evidence) dependencyChange(c *candidate) (changeLine, bool) {
 // genericSuffix: what teams append to a component's name to name its
 // service (reporting -> reporting-api).
 var genericSuffix = map[string]bool{"api": true, "svc": true, "service": true, "server": true, "app": true, "web": true, "worker": true,
-	"backend": true, "frontend": true, "ui": true, "gateway": true, "job": true, "cron": true, "consumer": true, "producer": true}
+	"backend": true, "frontend": true, "ui": true, "gateway": true, "job": true, "cron": true, "consumer": true, "producer": true,
+	"prod": true, "production": true, "primary": true, "db": true, "rds": true, "main": true, "cluster": true}
 
 // namedConfigChange finds a recently changed configuration line (added or
 // removed) that contains something the errors name — the Secret key, the
@@ -528,6 +533,7 @@ func namedSettings(c *candidate) []string {
 var impliedSettings = map[string][]string{
 	"body-too-large":     {"proxy-body-size", "client_max_body_size", "client-max-body-size", "max_request_body_size", "maxRequestSize", "max-file-size", "max-request-size", "bodyLimit", "MaxRequestBodySize", "max_recv_msg_size", "MaxRecvMsgSize", "maxInboundMessageSize", "upload_max_filesize", "post_max_size"},
 	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "max.poll.records", "max_poll_records", "session.timeout.ms", "session_timeout_ms"},
+	"server-connlimit":   {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
 	"php-memory":         {"memory_limit"},
 	"php-timeout":        {"max_execution_time"},
 }

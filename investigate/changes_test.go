@@ -95,3 +95,17 @@ func TestHazardChangeFindsAddedMutableDefaults(t *testing.T) {
 	}
 	assert.Contains(t, hazardProse(RootCause{File: "recs_api/candidates.py", Line: 12}, "def exclusion_ids(profile, seen=[]):"), "Default to None")
 }
+
+func TestRouteLimitsMoveToTheNamedService(t *testing.T) {
+	ev := &evidence{issue: Issue{Text: "uploads fail with Request Entity Too Large since 14:10 CET. claims-portal"}, known: []string{"claims-portal", "ingress-nginx", "claims-ocr-worker"}}
+	proxy := &candidate{Service: "ingress-nginx", Signature: "body-too-large", Support: []Finding{{Quote: "client intended to send too large body: 3011604 bytes"}}}
+	other := &candidate{Service: "ingress-nginx", Signature: "upstream-5xx"}
+	ev.routeLimitsToOwners([]*candidate{proxy, other})
+	assert.Equal(t, "claims-portal", proxy.Service, "the limit is set on the service's own Ingress")
+	assert.Equal(t, "ingress-nginx", proxy.Support[0].Attrs["relayed_by"])
+	assert.Equal(t, "ingress-nginx", other.Service, "only per-route limits move")
+
+	unnamed := &candidate{Service: "ingress-nginx", Signature: "body-too-large"}
+	(&evidence{issue: Issue{Text: "uploads are failing"}, known: ev.known}).routeLimitsToOwners([]*candidate{unnamed})
+	assert.Equal(t, "ingress-nginx", unnamed.Service, "nobody named: it stays where it was seen")
+}

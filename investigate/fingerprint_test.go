@@ -46,6 +46,7 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"** (DBConnection.ConnectionError) connection not available and request was dropped from queue after 2000ms", "db-pool", ErrResourceExhaustion},
 		{"Exception in thread \"main\" java.lang.StackOverflowError\n\tat com.acme.tree.Node.depth(Node.java:41)", "stack-overflow", ErrRuntime},
 		{"RangeError: Maximum call stack size exceeded", "stack-overflow", ErrRuntime},
 		{"thread 'tokio-runtime-worker' panicked at src/units.rs:42:17:\nattempt to multiply with overflow", "int-overflow", ErrRuntime},

@@ -292,6 +292,14 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		if m != nil {
 			fix.Summary += fmt.Sprintf(" Currently %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 		}
+	case c.Signature == "server-connlimit":
+		fix.Summary = fmt.Sprintf("%s refuses new connections: its connection limit is reached (%s). The clients' pools together (pool size × replicas of every service, plus jobs and tools) ask for more connections than the server allows.", c.Service, Quote(bestQuote(c), 110))
+		if rc.File != "" {
+			fix.Summary += fmt.Sprintf(" The setting behind the limit changed at %s:%d: restore the previous limit (or the parameter group/profile that carried it) and apply it (a restart may be needed for max_connections).", rc.File, rc.Line)
+		} else {
+			fix.Summary += " Raise the server's limit (max_connections / max_client_conn) to what the server can carry, or lower the clients' pool sizes, or put a pooler (PgBouncer, RDS Proxy) in front."
+		}
+		fix.Steps = []string{"Compare the server's current limit (SHOW max_connections) with the sum of the clients' pools", "Restore or raise the limit, or shrink the pools", "Alert on connections in use against the limit"}
 	case c.Signature == "body-too-large":
 		fix.Summary = fmt.Sprintf("Requests to %s are larger than a size limit on their path (%s): a proxy, ingress or server limit (nginx proxy-body-size / client_max_body_size, the framework's request or upload limit, gRPC's max receive message size) rejects them.", c.Service, Quote(bestQuote(c), 120))
 		if m != nil {
