@@ -28,7 +28,7 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	case ErrRace:
 		return BucketFlake
 	case ErrTLS, ErrConfig:
-		if ev.tokenExpiryRace(c) {
+		if ev.tokenExpiryRace(c) || ev.portRace(c) {
 			return BucketFlake
 		}
 		return BucketInfrastructure
@@ -360,4 +360,14 @@ func (ev *evidence) crashLoops(c *candidate) bool {
 		}
 	}
 	return n >= 3
+}
+
+// portRace: "address already in use" now and then, in tests or between
+// processes started in parallel: two of them bind the same fixed port and
+// whichever comes second fails.
+func (ev *evidence) portRace(c *candidate) bool {
+	if !c.hasSignature("port-in-use") || c.infra > 0 {
+		return false
+	}
+	return ev.saysIntermittent() || ev.intermittent(c)
 }

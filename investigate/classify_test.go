@@ -102,3 +102,9 @@ func TestWindowLinesOfNothingIsEmpty(t *testing.T) {
 	assert.Nil(t, windowLines(""))
 	assert.Len(t, windowLines("> 9  a()\n  10  b()\n"), 2)
 }
+
+func TestPortRaceNeedsIntermittentFailures(t *testing.T) {
+	c := &candidate{Service: "geo-tiles", ErrorType: ErrConfig, Signature: "port-in-use", Support: []Finding{{Signature: "port-in-use", Count: 8}}}
+	assert.True(t, (&evidence{issue: Issue{Text: "one of the tests fails every few runs and passes on re-run"}}).portRace(c))
+	assert.False(t, (&evidence{issue: Issue{Text: "the api does not start since the deploy"}}).portRace(c), "a port always taken is configuration")
+}

@@ -281,7 +281,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if ev.inputDoesNotFit(c, anchorPath, anchorLine) {
 		rc.ErrorType = ErrDataValidation
 	}
-	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c)) {
+	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c) || ev.portRace(c)) {
 		rc.ErrorType = ErrRace
 	}
 	var manifest *ManifestField

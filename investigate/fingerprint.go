@@ -262,10 +262,31 @@ func MatchAll(text string) []Match {
 
 // Best returns the most specific matching signature, or nil.
 func Best(text string) *Signature {
-	if m := MatchAll(text); len(m) > 0 {
-		return m[0].Sig
+	m := MatchAll(text)
+	if len(m) == 0 {
+		return nil
 	}
-	return nil
+	// A wrapper ("unwrap on an Err value: …") says how the error surfaced;
+	// the error it wraps, matched further on, says what it was.
+	if wrapsError(m[0].Sig, text) {
+		for _, o := range m[1:] {
+			if o.Index > m[0].Index && o.Sig.Weight >= 60 {
+				return o.Sig
+			}
+		}
+	}
+	return m[0].Sig
+}
+
+// wrapsError reports whether the signature only carries another error.
+func wrapsError(s *Signature, text string) bool {
+	switch s.ID {
+	case "rust-unwrap":
+		return strings.Contains(text, "`Err` value")
+	case "go-panic", "unhandled", "exception-with-stack":
+		return true
+	}
+	return false
 }
 
 // SignatureByID returns a catalogue entry.

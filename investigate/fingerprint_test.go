@@ -169,3 +169,10 @@ func TestExceptionWithStackIsACatchAll(t *testing.T) {
 		}
 	}
 }
+
+func TestWrappedErrorsAreTypedByWhatTheyWrap(t *testing.T) {
+	wrapped := "thread 'upstream_timeout' panicked at tests/common/mod.rs:36:64:\ncalled `Result::unwrap()` on an `Err` value: Os { code: 98, kind: AddrInUse, message: \"Address already in use\" }"
+	assert.Equal(t, "port-in-use", Best(wrapped).ID)
+	assert.Equal(t, "rust-unwrap", Best("called `Option::unwrap()` on a `None` value").ID, "None wraps nothing")
+	assert.Equal(t, "rust-unwrap", Best("called `Result::unwrap()` on an `Err` value: ParseError { kind: Empty }").ID, "an error nothing knows stays the unwrap")
+}

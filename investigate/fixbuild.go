@@ -80,6 +80,16 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if rc.ErrorType == ErrRace && ev.portRace(c) {
+			loc := firstNonEmpty(rc.File, c.Service)
+			if rc.File != "" {
+				loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			}
+			fix.Summary = fmt.Sprintf("The code at %s binds a fixed port: when two tests (or processes) run at the same time, the second bind fails with \"address already in use\", so the failure comes and goes with scheduling and passes on re-run. Bind port 0 (127.0.0.1:0) and read the port the OS chose (pass it to whatever must call back), or serialise the tests that share the port.", loc)
+			fix.Steps = []string{"Bind 127.0.0.1:0 and read the chosen port", "Pass the port to the code under test instead of a constant", "Run the suite with full parallelism a few times to confirm"}
+			fix.RegressionTest = "Run the affected tests concurrently (or twice in parallel) and assert none fails with address already in use."
+			fix.Flake.Conditions += "; tests running in parallel bind the same fixed port"
+		}
 		if rc.ErrorType == ErrRace && ev.tokenExpiryRace(c) {
 			fix.Summary = fmt.Sprintf("%s uses its cached access token up to the instant it expires: a request sent in the last moments reaches the API after expiry (clock skew, network time) and is rejected (%s); the next refresh heals it, so the failures are rare and retries succeed. Refresh the token ahead of expiry with a margin (for example 60 s or 10%% of its lifetime, as golang.org/x/oauth2's expiry delta does), and on a 401 invalid_token refresh once and retry the request.", c.Service, Quote(bestQuote(c), 100))
 			fix.Steps = []string{"Treat the token as expired a margin before expires_in runs out", "On 401 invalid_token: force a refresh and retry once", "Alert on the 401 rate from the API rather than on single failures"}
