@@ -44,6 +44,8 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case sig == "consumer-rebalance":
+		return res(`(?i)poll|session|heartbeat|rebalanc`, `(?i)batch|max|records|timeout`)
 	case et == ErrResourceExhaustion && sig == "server-connlimit":
 		// A server's connection limit is often set by a shared parameter
 		// group or config profile the change switched to.
@@ -532,7 +534,7 @@ func namedSettings(c *candidate) []string {
 // not name them (nginx says "client intended to send too large body").
 var impliedSettings = map[string][]string{
 	"body-too-large":     {"proxy-body-size", "client_max_body_size", "client-max-body-size", "max_request_body_size", "maxRequestSize", "max-file-size", "max-request-size", "bodyLimit", "MaxRequestBodySize", "max_recv_msg_size", "MaxRecvMsgSize", "maxInboundMessageSize", "upload_max_filesize", "post_max_size"},
-	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "max.poll.records", "max_poll_records", "session.timeout.ms", "session_timeout_ms"},
+	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "maxPollIntervalMs", "MaxPollIntervalMs", "max.poll.records", "max_poll_records", "maxPollRecords", "session.timeout.ms", "session_timeout_ms", "sessionTimeoutMs"},
 	"server-connlimit":   {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
 	"php-memory":         {"memory_limit"},
 	"php-timeout":        {"max_execution_time"},

@@ -46,6 +46,8 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"Confluent.Kafka.KafkaException: Broker: Unknown member\n   at Confluent.Kafka.Impl.SafeKafkaHandle.Commit(IEnumerable`1 offsets)", "consumer-rebalance", ErrConfig},
+		{"[thrd:main]: Application maximum poll interval (30000ms) exceeded by 9946ms (adjust max.poll.interval.ms for long-running message processing): leaving group", "consumer-rebalance", ErrConfig},
 		{"** (DBConnection.ConnectionError) connection not available and request was dropped from queue after 2000ms", "db-pool", ErrResourceExhaustion},
 		{"Exception in thread \"main\" java.lang.StackOverflowError\n\tat com.acme.tree.Node.depth(Node.java:41)", "stack-overflow", ErrRuntime},
 		{"RangeError: Maximum call stack size exceeded", "stack-overflow", ErrRuntime},
