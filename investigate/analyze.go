@@ -407,6 +407,28 @@ func (ev *evidence) candidates() []*candidate {
 		t.logPropagated += o.logPropagated
 		o.Score = -1
 	}
+	// Input that cannot be read as written (a byte-order mark, a foreign
+	// encoding) and runtime errors of the same service at the same time:
+	// the code trips over the input, the errors are its consequence.
+	for _, d := range sortedCandidates(by) {
+		if d.Score < 0 || !inputDefects[d.Signature] {
+			continue
+		}
+		for _, o := range sortedCandidates(by) {
+			if o == d || o.Score < 0 || o.Service != d.Service || (o.ErrorType != ErrRuntime && o.ErrorType != ErrNullPointer) || !aligned(o.First, d.First, 5*time.Minute) {
+				continue
+			}
+			d.logCause += o.logCause
+			d.traceOrigins += o.traceOrigins
+			d.exceptions += o.exceptions
+			d.hasAppFrame = d.hasAppFrame || o.hasAppFrame
+			for fam := range o.Families {
+				d.Families[fam] = true
+			}
+			d.Support = append(d.Support, o.Support...)
+			o.Score = -1
+		}
+	}
 	// A failure the traces saw without saying what it was (no signature)
 	// and a typed explanation in the same service's logs at the same time
 	// are one failure.
@@ -910,3 +932,6 @@ func (ev *evidence) routeLimitsToOwners(cs []*candidate) {
 		}
 	}
 }
+
+// inputDefects: input the code cannot read as written.
+var inputDefects = map[string]bool{"byte-order-mark": true, "text-encoding": true}

@@ -61,6 +61,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if ev.checkThenInsertRace(c, anchoredPath, anchoredLine) {
 			return BucketFlake // two writers of the same key: the loser hits the unique index
 		}
+		for sig := range inputDefects {
+			if c.hasSignature(sig) {
+				return BucketBadData // the input carries bytes it should not, whatever changed in the code
+			}
+		}
 		if change, exact, ok := ev.deployed(anchoredPath, anchoredLine, ev.onset); ok && exact {
 			// The parser/validator changed just before: the code is wrong,
 			// not the data. Unless the failures follow a few records and

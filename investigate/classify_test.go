@@ -108,3 +108,15 @@ func TestPortRaceNeedsIntermittentFailures(t *testing.T) {
 	assert.True(t, (&evidence{issue: Issue{Text: "one of the tests fails every few runs and passes on re-run"}}).portRace(c))
 	assert.False(t, (&evidence{issue: Issue{Text: "the api does not start since the deploy"}}).portRace(c), "a port always taken is configuration")
 }
+
+func TestInputDefectsAreBadDataWhateverChanged(t *testing.T) {
+	const file = "app/Imports/SupplierPriceImporter.php"
+	onset := time.Date(2026, 5, 6, 7, 5, 0, 0, time.UTC)
+	ev := &evidence{onset: onset, findings: []Finding{{Kind: KindChangeCorrelation, File: file, Time: onset.Add(-16 * time.Hour),
+		Attrs: map[string]string{"added": "52:             sku: trim($row['sku']),"}}}}
+	bom := &candidate{Service: "supplier-price-import", ErrorType: ErrDataValidation, Signature: "byte-order-mark",
+		Support: []Finding{{Signature: "byte-order-mark", Quote: `"header":["` + "\ufeff" + `sku","ean"]`}, {Signature: "php-undefined", Quote: `Undefined array key "sku"`}}}
+	assert.Equal(t, BucketBadData, ev.classify(&hypothesis{c: bom}, file, 52))
+	plain := &candidate{Service: "supplier-price-import", ErrorType: ErrDataValidation, Signature: "schema-validation", Support: []Finding{{Signature: "schema-validation"}}}
+	assert.Equal(t, BucketBadData, ev.classify(&hypothesis{c: plain}, file, 40), "other validation failures keep their rules")
+}

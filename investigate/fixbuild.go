@@ -36,6 +36,12 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 		if q := bestQuote(c); q != "" {
 			fix.Remediation += fmt.Sprintf(" The failing check: %q.", Quote(q, 160))
 		}
+		switch {
+		case c.hasSignature("byte-order-mark"):
+			fix.Summary = fmt.Sprintf("The input read by %s starts with a UTF-8 byte-order mark (U+FEFF): the first header or field name is read as \"\ufeffname\", so lookups by that name fail for every row. Strip the BOM where the file is read (decode as UTF-8 with BOM, e.g. Python's utf-8-sig, or trim \\xEF\\xBB\\xBF from the first line), ask the producer to export without it, and re-run the failed imports.", where)
+		case c.hasSignature("text-encoding"):
+			fix.Summary = fmt.Sprintf("Records reaching %s carry text in an encoding the store or parser cannot take (for example 4-byte UTF-8 such as emoji into a latin1 or utf8mb3 column). Convert the column or connection to utf8mb4 / UTF-8, or validate and normalise the text where it enters, then replay the rejected records.", where)
+		}
 		return fix
 	case BucketFlake:
 		n := 0
