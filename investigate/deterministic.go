@@ -583,6 +583,8 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 		want = []string{FieldPDBSelector}
 	case h.c.ErrorType == ErrOOM:
 		want = []string{FieldMemoryLimit, FieldMemoryRequest}
+	case h.c.hasSignature("tls-hostname"):
+		want = []string{FieldDNSNames, FieldTLS}
 	case h.c.ErrorType == ErrTLS:
 		want = []string{FieldIssuer, FieldTLS}
 	case h.c.ErrorType == ErrResourceExhaustion && h.c.hasSignature("hpa-at-max"):
@@ -970,6 +972,8 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 	case capacitySetting(c, m):
 		return true
 	case m.Kind == FieldPDBSelector && c.hasSignature("pdb-selects-nothing"):
+		return true
+	case m.Kind == FieldDNSNames && c.hasSignature("tls-hostname"):
 		return true
 	case manifestNamed(c, m):
 		return true

@@ -32,6 +32,7 @@ const (
 	FieldTLS           = "tls"          // trust stores, CA bundles, certificate settings
 	FieldConfigKey     = "config_key"   // a key named by the evidence in a config file
 	FieldPDBSelector   = "pdb_selector" // PodDisruptionBudget spec.selector
+	FieldDNSNames      = "dns_names"    // cert-manager Certificate spec.dnsNames
 )
 
 var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
@@ -80,8 +81,11 @@ func LocateManifestFields(file string, content []byte, service string) ([]Manife
 		fields, err := locateManifestFields(file, detemplate(content), service)
 		kept := fields[:0]
 		for _, f := range fields {
-			if !strings.Contains(f.Value, templated) {
-				kept = append(kept, f) // a computed value says nothing
+			// A computed value says nothing, except in lists whose line is
+			// the setting (the names a certificate carries).
+			if !strings.Contains(f.Value, templated) || f.Kind == FieldDNSNames {
+				f.Value = strings.ReplaceAll(f.Value, templated, "{{…}}")
+				kept = append(kept, f)
 			}
 		}
 		return kept, err
@@ -194,6 +198,13 @@ func locateManifestFields(file string, content []byte, service string) ([]Manife
 			}
 			if n := mapGet(mapGet(spec, "issuerRef"), "name"); n != nil {
 				out = append(out, ManifestField{File: file, Line: n.Line, Kind: FieldIssuer, Path: "spec.issuerRef.name", Value: n.Value, Workload: name})
+			}
+			if k, v := mapGetKey(spec, "dnsNames"); k != nil {
+				var names []string
+				for _, n := range seqItems(v) {
+					names = append(names, n.Value)
+				}
+				out = append(out, ManifestField{File: file, Line: k.Line, Kind: FieldDNSNames, Path: "spec.dnsNames", Value: strings.Join(names, ","), Workload: name})
 			}
 		case "":
 			// Helm values: a section named after the service, or the root

@@ -126,3 +126,14 @@ func TestDetemplateKeepsLines(t *testing.T) {
 	assert.Equal(t, strings.Count(in, "\n"), strings.Count(out, "\n"))
 	assert.Equal(t, "\nkind: X\nmetadata:\n  name: TEMPLATED\n  labels:\n\n", out)
 }
+
+func TestCertificateDNSNamesInATemplate(t *testing.T) {
+	tpl := []byte("apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: ledger-api-mtls\n  namespace: {{ .Release.Namespace }}\nspec:\n  secretName: ledger-api-mtls\n  issuerRef:\n    name: mesh-internal-ca\n  dnsNames:\n    - ledger-api.{{ .Release.Namespace }}.svc\n")
+	fs, err := LocateManifestFields("deploy/charts/ledger-api/templates/certificate.yaml", tpl, "ledger-api")
+	require.NoError(t, err)
+	dns := fieldOf(fs, FieldDNSNames)
+	require.NotNil(t, dns)
+	assert.Equal(t, 10, dns.Line)
+	assert.Contains(t, dns.Value, "ledger-api.")
+	assert.Equal(t, 9, fieldOf(fs, FieldIssuer).Line)
+}
