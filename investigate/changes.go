@@ -873,6 +873,9 @@ type hazard struct {
 	re     *regexp.Regexp
 	what   string
 	unless *regexp.Regexp // the line also says what makes it safe
+	// when: the failure's own text must show the hazard at work (empty:
+	// the construct is wrong by itself).
+	when *regexp.Regexp
 }
 
 // noTimeoutHazards: HTTP clients that wait forever unless told otherwise.
@@ -886,16 +889,23 @@ var hazards = []hazard{
 	// Python evaluates a default once: the list, dict or set is shared by
 	// every call and accumulates across requests.
 	{re: regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), what: "mutable default argument"},
+	// A catch-all in a coroutine catches the cancellation that a timeout
+	// or a cancelled caller uses to stop it: the loop retries forever.
+	{re: regexp.MustCompile(`catch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)|catch\s*\(\s*(?:System\.)?Exception(?:\s+\w+)?\s*\)`), what: "catch-all that swallows cancellation",
+		when: regexp.MustCompile(`(?:retry|retrying|attempt)[^\n]*(?:CancellationException|OperationCanceledException|TaskCanceledException)|(?:CancellationException|OperationCanceledException|TaskCanceledException)[^\n]*(?:retry|retrying|attempt)`)},
 }
 
-// hazardChange finds a hazard added to file by a recent change.
-func (ev *evidence) hazardChange(file string) (changeLine, string, bool) {
+// hazardChange finds a hazard added by a recent change to the failing
+// file, or, when no frame names one, to the service's code.
+func (ev *evidence) hazardChange(c *candidate, file string) (changeLine, string, bool) {
+	filter := func(f Finding) bool { return samePath(f.File, file) }
 	if file == "" {
-		return changeLine{}, "", false
+		filter = func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) }
 	}
-	for _, l := range ev.recentChangeLines(func(f Finding) bool { return samePath(f.File, file) }) {
+	text := joinQuotes(c.Support)
+	for _, l := range ev.recentChangeLines(filter) {
 		for _, h := range hazards {
-			if h.re.MatchString(l.text) {
+			if h.re.MatchString(l.text) && (h.when == nil || h.when.MatchString(text)) {
 				return l, h.what, true
 			}
 		}

@@ -77,11 +77,11 @@ func TestHazardChangeFindsAddedMutableDefaults(t *testing.T) {
 	onset := time.Date(2026, 2, 12, 11, 32, 0, 0, time.UTC)
 	ev := &evidence{onset: onset, findings: []Finding{{Kind: KindChangeCorrelation, File: "recs_api/candidates.py", Time: onset.Add(-87 * time.Minute),
 		Attrs: map[string]string{"added": "12: def exclusion_ids(profile: UserProfile, seen: list[str] = []) -> list[str]:\n20:     excluded = exclusion_ids(profile)"}}}}
-	l, what, ok := ev.hazardChange("recs_api/candidates.py")
+	l, what, ok := ev.hazardChange(&candidate{Service: "recs-api"}, "recs_api/candidates.py")
 	require.True(t, ok)
 	assert.Equal(t, 12, l.line)
 	assert.Equal(t, "mutable default argument", what)
-	_, _, ok = ev.hazardChange("recs_api/ranker.py")
+	_, _, ok = ev.hazardChange(&candidate{Service: "recs-api"}, "recs_api/ranker.py")
 	assert.False(t, ok, "only the failing file's changes")
 
 	for line, want := range map[string]bool{
@@ -108,4 +108,21 @@ func TestRouteLimitsMoveToTheNamedService(t *testing.T) {
 	unnamed := &candidate{Service: "ingress-nginx", Signature: "body-too-large"}
 	(&evidence{issue: Issue{Text: "uploads are failing"}, known: ev.known}).routeLimitsToOwners([]*candidate{unnamed})
 	assert.Equal(t, "ingress-nginx", unnamed.Service, "nobody named: it stays where it was seen")
+}
+
+func TestCatchAllSwallowingCancellationNeedsTheEvidence(t *testing.T) {
+	onset := time.Date(2026, 6, 13, 10, 0, 0, 0, time.UTC)
+	const file = "services/seat-hold/src/main/kotlin/com/encore/seathold/hold/HoldService.kt"
+	ev := &evidence{onset: onset, findings: []Finding{{Kind: KindChangeCorrelation, File: file, Time: onset.Add(-17 * time.Hour),
+		Attrs: map[string]string{"added": "32:             } catch (e: Exception) {"}}}}
+	retried := &candidate{Service: "seat-hold", Support: []Finding{{Quote: "hold attempt 2 for event EVT-1 failed, retrying: kotlinx.coroutines.TimeoutCancellationException: Timed out waiting for 1500 ms"}}}
+	l, what, ok := ev.hazardChange(retried, "")
+	require.True(t, ok, "found among the service's changes when no frame names the file")
+	assert.Equal(t, 32, l.line)
+	assert.Equal(t, "catch-all that swallows cancellation", what)
+	assert.Contains(t, hazardProse(RootCause{File: file, Line: 32}, "} catch (e: Exception) {"), "Rethrow cancellation")
+
+	plain := &candidate{Service: "seat-hold", Support: []Finding{{Quote: "org.postgresql.util.PSQLException: ERROR: canceling statement due to lock timeout"}}}
+	_, _, ok = ev.hazardChange(plain, "")
+	assert.False(t, ok, "a catch-all is only the defect when the failure shows cancellation being retried")
 }

@@ -299,7 +299,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			brokenFor = consumers
 		}
 		if !hasLeak {
-			if l, _, ok := ev.hazardChange(anchorPath); ok {
+			if l, _, ok := ev.hazardChange(c, anchorPath); ok {
 				leak, hasLeak = l, true // a construct wrong wherever it is written, added just before
 			}
 		}

@@ -504,6 +504,9 @@ func fireAndForgetProse(h *hypothesis, rc RootCause, text, what string) string {
 
 // hazardProse explains a hazard (see hazards) at rc's line.
 func hazardProse(rc RootCause, text string) string {
+	if rc.File != "" && hazards[1].re.MatchString(text) {
+		return fmt.Sprintf("The catch-all at %s:%d (%s) also catches the cancellation a timeout or a cancelled caller uses to stop the coroutine (CancellationException / OperationCanceledException), so the loop keeps retrying after the deadline: work piles up, threads and connections stay busy and health checks fail. Rethrow cancellation before handling other errors (catch (e: CancellationException) { throw e }, or ensureActive() in the loop), catch only the transient errors you mean to retry, and bound the attempts.", rc.File, rc.Line, strings.TrimSpace(text))
+	}
 	if rc.File == "" || !hazards[0].re.MatchString(text) {
 		return ""
 	}
