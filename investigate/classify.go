@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"path"
 	"fmt"
 	"regexp"
 	"strings"
@@ -60,6 +61,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	case ErrDataValidation:
 		if ev.checkThenInsertRace(c, anchoredPath, anchoredLine) {
 			return BucketFlake // two writers of the same key: the loser hits the unique index
+		}
+		if ev.readBeforeCommit(c) {
+			return BucketFlake // the reader ran before the writer's transaction committed
 		}
 		for sig := range inputDefects {
 			if c.hasSignature(sig) {
@@ -375,4 +379,77 @@ func (ev *evidence) portRace(c *candidate) bool {
 		return false
 	}
 	return ev.saysIntermittent() || ev.intermittent(c)
+}
+
+// readBeforeCommit: a record that cannot be found now and then, found on
+// retry: whoever hands its id over (a job enqueued, an event published)
+// does so before the transaction that writes it commits.
+func (ev *evidence) readBeforeCommit(c *candidate) bool {
+	if !c.hasSignature("record-not-found") || c.infra > 0 {
+		return false
+	}
+	return ev.saysIntermittent() || ev.intermittent(c)
+}
+
+var (
+	// missingRecordClassRE names the record class an ORM could not find.
+	missingRecordClassRE = regexp.MustCompile(`Couldn't find (\w+)|(\w+) matching query does not exist|Unable to find (?:[\w.]+\.)?(\w+) with id`)
+	// commitUnsafeEnqueueRE: a model callback that runs inside the
+	// transaction (Rails after_save / after_create rather than the
+	// after_commit family).
+	commitUnsafeEnqueueRE = regexp.MustCompile(`^\s*after_(?:save|create|update)\b`)
+)
+
+// missingRecordFile is the file of the record class the failures could
+// not find, by the convention of its framework (InspectionReport ->
+// inspection_report.rb); "" when no class is named.
+func missingRecordFile(c *candidate) string {
+	for _, f := range c.Support {
+		m := missingRecordClassRE.FindStringSubmatch(f.Quote)
+		if m == nil {
+			continue
+		}
+		class := firstNonEmpty(m[1], m[2], m[3])
+		var b strings.Builder
+		for i, r := range class {
+			if r >= 'A' && r <= 'Z' {
+				if i > 0 {
+					b.WriteByte('_')
+				}
+				r += 'a' - 'A'
+			}
+			b.WriteRune(r)
+		}
+		return b.String() + ".rb"
+	}
+	return ""
+}
+
+// enqueueBeforeCommit finds, in a source window of the record's model, the
+// callback that hands the record over inside the transaction.
+func (ev *evidence) enqueueBeforeCommit(c *candidate) (Finding, int, bool) {
+	want := missingRecordFile(c)
+	if want == "" {
+		return Finding{}, 0, false
+	}
+	for _, f := range ev.findings {
+		if f.Kind != KindSourceAnchor || path.Base(f.File) != want {
+			continue
+		}
+		for _, l := range windowLines(f.Attrs["window"]) {
+			t := strings.TrimLeft(l, "> ")
+			var n int
+			if _, err := fmt.Sscanf(t, "%d", &n); err != nil {
+				continue
+			}
+			code := t
+			if i := strings.Index(t, "  "); i >= 0 {
+				code = t[i+2:]
+			}
+			if commitUnsafeEnqueueRE.MatchString(code) {
+				return f, n, true
+			}
+		}
+	}
+	return Finding{}, 0, false
 }

@@ -120,3 +120,27 @@ func TestInputDefectsAreBadDataWhateverChanged(t *testing.T) {
 	plain := &candidate{Service: "supplier-price-import", ErrorType: ErrDataValidation, Signature: "schema-validation", Support: []Finding{{Signature: "schema-validation"}}}
 	assert.Equal(t, BucketBadData, ev.classify(&hypothesis{c: plain}, file, 40), "other validation failures keep their rules")
 }
+
+func TestReadBeforeCommit(t *testing.T) {
+	nf := &candidate{Service: "inspect-worker", ErrorType: ErrDataValidation, Signature: "record-not-found",
+		Support: []Finding{{Signature: "record-not-found", Quote: "ActiveRecord::RecordNotFound: Couldn't find InspectionReport with 'id'=794630", Count: 5}}}
+	ev := &evidence{issue: Issue{Text: "RecordNotFound from InspectionReportJob, 63 in 3 days, and they all succeed on retry"},
+		calls: map[string]map[string]int{"inspect-web": {"inspect-worker": 5}, "inspect-worker": {"postgres": 9}}}
+	assert.True(t, ev.readBeforeCommit(nf))
+	assert.Equal(t, "inspection_report.rb", missingRecordFile(nf))
+	assert.Equal(t, "inspect-web", ev.dominantCallerOf("inspect-worker"), "the writer hands the record to the worker")
+
+	ev.findings = []Finding{{Kind: KindSourceAnchor, File: "app/models/inspection_report.rb", Line: 1, Attrs: map[string]string{
+		"window": "> 1  class InspectionReport < ApplicationRecord\n  2    belongs_to :inspection\n  9    after_save :enqueue_render, if: :saved_change_to_status?\n 17    def enqueue_render\n"}}}
+	f, n, ok := ev.enqueueBeforeCommit(nf)
+	require.True(t, ok)
+	assert.Equal(t, 9, n)
+	assert.Equal(t, "app/models/inspection_report.rb", f.File)
+
+	ev.findings[0].Attrs["window"] = "  9    after_create_commit :enqueue_render\n"
+	_, _, ok = ev.enqueueBeforeCommit(nf)
+	assert.False(t, ok, "after_commit hooks run once the record is visible")
+
+	sustained := &evidence{issue: Issue{Text: "every report job fails since the deploy"}}
+	assert.False(t, sustained.readBeforeCommit(nf), "records that are never there are missing data, not a race")
+}

@@ -200,6 +200,13 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			read(l.change.File, l.line)
 		}
 	}
+	if ev.readBeforeCommit(h.c) {
+		if f := missingRecordFile(h.c); f != "" && e.has("source_read") && len(calls) < 3 {
+			// The model of the record that was not found: its callbacks
+			// decide when the record is handed over.
+			calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{"file": f, "line": 1, "context": 40}})
+		}
+	}
 	switch h.c.ErrorType {
 	case ErrTimeout:
 		if h.anchor == nil {
@@ -281,7 +288,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if ev.inputDoesNotFit(c, anchorPath, anchorLine) {
 		rc.ErrorType = ErrDataValidation
 	}
-	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c) || ev.portRace(c)) {
+	if bucket == BucketFlake && (ev.checkThenInsertRace(c, anchorPath, anchorLine) || ev.tokenExpiryRace(c) || ev.portRace(c) || ev.readBeforeCommit(c)) {
 		rc.ErrorType = ErrRace
 	}
 	var manifest *ManifestField
@@ -291,6 +298,8 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	// service (a query, a dropped index), not named by the failure.
 	slowPick := false
 	var brokenFor []string // consumers of a shared schema a producer changed
+	var handover string    // the model callback that hands a record over before commit
+	var handoverLine int
 	switch bucket {
 	case BucketCodeBug:
 		if l, owner, consumers, ok := ev.contractBreak(c); ok {
@@ -340,6 +349,15 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			}
 		}
 	case BucketFlake:
+		if f, n, ok := ev.enqueueBeforeCommit(c); ok {
+			// The handover inside the transaction is where it is fixed, in
+			// the service that writes the record and hands it over.
+			handover, handoverLine = f.File, n
+			slowPick = true // the line follows from the kind of failure, not from a frame
+			if w := ev.dominantCallerOf(c.Service); w != "" {
+				rc.Service = w
+			}
+		}
 		// Replies read from a connection another worker is using: the
 		// connection was opened once at start-up and inherited by all.
 		if c.hasSignature("shared-connection") {
@@ -395,6 +413,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		sourceRead = readAt(rc.File, rc.Line)
 	case manifest != nil:
 		rc.File, rc.Line = manifest.File, manifest.Line
+		sourceRead = true
+	case handover != "":
+		rc.File, rc.Line, rc.Function = handover, handoverLine, ""
 		sourceRead = true
 	case anchorPath != "" && bucket != BucketInfrastructure:
 		rc.File, rc.Line = anchorPath, anchorLine
@@ -717,7 +738,9 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 	if rc.ErrorType == ErrRace && c.hasSignature("token-expired") {
 		what = "cached access token used up to its expiry (requests at the boundary are rejected)"
 	}
-	if rc.ErrorType == ErrRace && c.ErrorType == ErrDataValidation {
+	if rc.ErrorType == ErrRace && c.hasSignature("record-not-found") {
+		what = "a record read before the transaction that writes it commits (handed over too early)"
+	} else if rc.ErrorType == ErrRace && c.ErrorType == ErrDataValidation {
 		what = "concurrent find-or-create of the same key (the losing insert hits the unique index)"
 	}
 	var b strings.Builder
@@ -1119,4 +1142,18 @@ func windowHas(window []string, line int) bool {
 		}
 	}
 	return false
+}
+
+// dominantCallerOf is the service that calls svc most in the traces.
+func (ev *evidence) dominantCallerOf(svc string) string {
+	best, n := "", 0
+	for caller, callees := range ev.calls {
+		if caller == svc {
+			continue
+		}
+		if k := callees[svc]; k > n || (k == n && k > 0 && caller < best) {
+			best, n = caller, k
+		}
+	}
+	return best
 }

@@ -86,6 +86,16 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if rc.ErrorType == ErrRace && ev.readBeforeCommit(c) {
+			loc := firstNonEmpty(rc.File, c.Service)
+			if rc.File != "" {
+				loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			}
+			fix.Summary = fmt.Sprintf("The record is handed over (a job enqueued, an event published) from inside the transaction that writes it (%s): a fast worker reads it before COMMIT and gets %q, and the retry a few seconds later finds it. Hand it over only after the commit: Rails after_commit / after_create_commit instead of after_save, Django transaction.on_commit, a transactional outbox for events; keep the worker's retry as the safety net.", loc, Quote(bestQuote(c), 80))
+			fix.Steps = []string{"Move the enqueue to an after-commit hook", "Add a test that enqueues inside a transaction and asserts the job runs only after commit", "Watch the job's not-found retries drop to zero"}
+			fix.RegressionTest = "In a test with transactional callbacks enabled, save the record inside a transaction and assert no job is enqueued until the transaction commits."
+			fix.Flake.Conditions += "; the reader runs before the writer's transaction commits (more often when the queue is idle)"
+		}
 		if rc.ErrorType == ErrRace && ev.portRace(c) {
 			loc := firstNonEmpty(rc.File, c.Service)
 			if rc.File != "" {
