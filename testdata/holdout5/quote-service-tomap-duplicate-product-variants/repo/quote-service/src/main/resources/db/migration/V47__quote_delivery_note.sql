@@ -1,0 +1,1 @@
+ALTER TABLE quote ADD COLUMN delivery_note varchar(500);
