@@ -44,6 +44,10 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case sig == "proxy-overflow":
+		// Pending-request overflow is the usual trip (a queue of 1), then
+		// the connection and request caps.
+		return res(`(?i)pending`, `(?i)maxConnections|maxRequests|max_requests|max_connections|connectionPool`)
 	case sig == "consumer-rebalance":
 		return res(`(?i)poll|session|heartbeat|rebalanc`, `(?i)batch|max|records|timeout`)
 	case et == ErrResourceExhaustion && sig == "server-connlimit":
@@ -535,6 +539,7 @@ func namedSettings(c *candidate) []string {
 var impliedSettings = map[string][]string{
 	"body-too-large":     {"proxy-body-size", "client_max_body_size", "client-max-body-size", "max_request_body_size", "maxRequestSize", "max-file-size", "max-request-size", "bodyLimit", "MaxRequestBodySize", "max_recv_msg_size", "MaxRecvMsgSize", "maxInboundMessageSize", "upload_max_filesize", "post_max_size"},
 	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "maxPollIntervalMs", "MaxPollIntervalMs", "max.poll.records", "max_poll_records", "maxPollRecords", "session.timeout.ms", "session_timeout_ms", "sessionTimeoutMs"},
+	"proxy-overflow":     {"http1MaxPendingRequests", "maxPendingRequests", "max_pending_requests"},
 	"server-connlimit":   {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
 	"php-memory":         {"memory_limit"},
 	"php-timeout":        {"max_execution_time"},

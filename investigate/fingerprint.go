@@ -187,6 +187,7 @@ var Catalogue = []Signature{
 	// Platform and protocol limits.
 	sig("body-too-large", "any", `413 Request Entity Too Large|client intended to send too large body|413 Payload Too Large|[Rr]equest entity too large|http: request body too large|Request body too large|MaxUploadSizeExceededException|FileSizeLimitExceededException|exceeds the maximum upload size|LIMIT_FILE_SIZE|received message larger than max|message larger than max`, ErrConfig, BucketInfrastructure, RoleCause, false, 80, "request or message above a size limit"),
 	sig("consumer-rebalance", "any", `CommitFailedException|consumer is not part of an active group|max\.poll\.interval\.ms|consumer poll timeout has expired|RebalanceInProgressException|REBALANCE_IN_PROGRESS|Attempt to heartbeat failed since group is rebalancing|[Uu]nknown member|UNKNOWN_MEMBER_ID|[Ii]llegal generation|ILLEGAL_GENERATION|maximum poll interval \(\d+ms\) exceeded|[Mm]ember \S+ (?:has left|leaving) (?:the )?group`, ErrConfig, BucketInfrastructure, RoleCause, false, 72, "consumer group keeps rebalancing (poll interval exceeded)"),
+	sig("proxy-overflow", "any", `response_flags[":= ]*UO\b|\bUO upstream_reset|upstream_reset_before_response_started\{overflow\}|x-envoy-overloaded|upstream_rq_pending_overflow|pending requests? overflow`, ErrConfig, BucketInfrastructure, RolePropagated, false, 88, "proxy circuit breaker overflow (connection pool limits)"),
 	sig("conntrack-full", "any", `nf_conntrack: table full|conntrack table full`, ErrNetwork, BucketInfrastructure, RoleCause, true, 88, "conntrack table full on the node"),
 	sig("tls-hostname", "any", `certificate is valid for [^\n]+?, not \S|Hostname \S+ not verified|[Nn]o subject alternative (?:DNS )?names? (?:matching|present)|doesn't match any of the subject alternative names|does not match (?:any of )?the (?:certificate's )?subject alternative names?|ERR_TLS_CERT_ALTNAME_INVALID|SSLCertVerificationError.*[Hh]ostname mismatch|[Hh]ostname mismatch, certificate is not valid for`, ErrTLS, BucketInfrastructure, RoleCause, true, 94, "certificate does not name the host (SAN mismatch)"),
 	sig("port-in-use", "any", `EADDRINUSE|[Aa]ddress already in use|Port \d+ is already in use|port is already allocated`, ErrConfig, BucketInfrastructure, RoleCause, false, 74, "port already in use"),
@@ -220,6 +221,7 @@ var blameCallee = map[string]bool{
 	"conn-refused": true, "conn-reset": true, "grpc-unavailable": true, "timeout-generic": true, "go-deadline": true,
 	"java-sockettimeout": true, "dotnet-timeout": true, "upstream-5xx": true, "tls-cert": true, "java-ssl": true,
 	"server-connlimit": true, "connect-timeout": true, "es-flood-stage": true, "rate-limited": true, "gateway-timeout": true,
+	"proxy-overflow": true,
 }
 
 // blameCaller: errors that, seen on a call, point at the caller's own

@@ -46,6 +46,8 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"503 Service Unavailable response_flags=UO", "proxy-overflow", ErrConfig},
+		{`[2026-03-02T11:08:42.113Z] "GET /v1/products/90402 HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow} - "-" 0 81`, "proxy-overflow", ErrConfig},
 		{`Post "https://ledger-api.payments.svc.cluster.local:8443/v1/transfers": tls: failed to verify certificate: x509: certificate is valid for ledger-api.core.svc, ledger-api.core.svc.cluster.local, not ledger-api.payments.svc.cluster.local`, "tls-hostname", ErrTLS},
 		{"Confluent.Kafka.KafkaException: Broker: Unknown member\n   at Confluent.Kafka.Impl.SafeKafkaHandle.Commit(IEnumerable`1 offsets)", "consumer-rebalance", ErrConfig},
 		{"[thrd:main]: Application maximum poll interval (30000ms) exceeded by 9946ms (adjust max.poll.interval.ms for long-running message processing): leaving group", "consumer-rebalance", ErrConfig},

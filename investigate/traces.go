@@ -413,6 +413,11 @@ func originFinding(s, parent *Span, kids []*Span, idx ServiceIndex) Finding {
 			}
 		}
 	}
+	if rf := s.Attrs["response_flags"]; rf != "" && rf != "-" && s.StatusMessage != "" {
+		// Envoy's response flags say why the proxy answered as it did
+		// (UO: its circuit breaker overflowed).
+		s.StatusMessage += " response_flags=" + rf
+	}
 	text := strings.TrimSpace(strings.Join([]string{typ, msg, stack, s.StatusMessage}, "\n"))
 	if hasExc {
 		f.Kind = KindException
