@@ -44,6 +44,9 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case sig == "quota-exceeded":
+		// The quota's hard limit that binds (limits.cpu, pods) was lowered.
+		return res(`(?i)(?:requests|limits)\.(?:cpu|memory)|pods|count/`, `(?i)hard|quota`)
 	case sig == "proxy-overflow":
 		// Pending-request overflow is the usual trip (a queue of 1), then
 		// the connection and request caps.
@@ -145,6 +148,19 @@ func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
 	}
 	kw := keywordsFor(c.ErrorType, c.Signature)
 	lines := ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.relatedTo(f, c.Service) })
+	if c.hasSignature("quota-exceeded") {
+		// The quota is the namespace's, not in the service's own files, and
+		// a lowered ceiling bites only at the next peak, days later.
+		lines = ev.addedLinesBefore(func(f Finding) bool { return IsConfigPath(f.File) && ev.namespaceWide(f, c) }, ev.onset, leakLookback)
+		// The admission error names the hard limit that binds.
+		if m := quotaLimitedRE.FindStringSubmatch(joinQuotes(c.Support) + " " + supportAttr(c, "message")); m != nil {
+			for _, l := range lines {
+				if strings.Contains(l.text, m[1]+":") || strings.Contains(l.text, m[1]+" :") {
+					return l, true
+				}
+			}
+		}
+	}
 	if len(lines) == 0 && c.ErrorType != ErrTLS {
 		lines = ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.namespaceWide(f, c) })
 	}
@@ -200,6 +216,16 @@ func yamlDocuments(lines []changeLine, service string) ([]docKey, map[docKey]boo
 // port or host the errors mention).
 func (ev *evidence) namespaceWide(f Finding, c *candidate) bool {
 	added := strings.ToLower(f.Attrs["added"])
+	if c.hasSignature("quota-exceeded") {
+		// The namespace's quota: a file under the namespace's directory or
+		// one that declares a ResourceQuota.
+		ns := strings.ToLower(ev.issue.Namespace)
+		inNS := ns != "" && strings.Contains("/"+strings.ToLower(path.Dir(f.File))+"/", "/"+ns+"/")
+		if ns != "" {
+			return inNS || strings.Contains(added, "namespace: "+ns)
+		}
+		return strings.Contains(strings.ToLower(f.File), "quota") || strings.Contains(added, "resourcequota")
+	}
 	if !regexp.MustCompile(`(?i)kind:\s*(networkpolicy|ingress|clusterissuer|issuer|certificate|gateway|virtualservice|destinationrule|authorizationpolicy|peerauthentication)`).MatchString(added) &&
 		!strings.Contains(strings.ToLower(f.File), "network") && !strings.Contains(strings.ToLower(f.File), "ingress") {
 		return false
@@ -954,4 +980,19 @@ func (ev *evidence) noTimeoutChange(c *candidate) (changeLine, bool) {
 		}
 	}
 	return best, bestScore >= 0
+}
+
+// quotaLimitedRE: the resource a quota refused ("limited: limits.cpu=24").
+var quotaLimitedRE = regexp.MustCompile(`(?:limited|requested): ([\w./-]+)=`)
+
+// supportAttr joins an attribute of the candidate's findings.
+func supportAttr(c *candidate, key string) string {
+	var b strings.Builder
+	for _, f := range c.Support {
+		if v := f.Attrs[key]; v != "" {
+			b.WriteString(v)
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
 }

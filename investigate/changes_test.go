@@ -126,3 +126,18 @@ func TestCatchAllSwallowingCancellationNeedsTheEvidence(t *testing.T) {
 	_, _, ok = ev.hazardChange(plain, "")
 	assert.False(t, ok, "a catch-all is only the defect when the failure shows cancellation being retried")
 }
+
+func TestQuotaChangeDaysBeforeThePeak(t *testing.T) {
+	onset := time.Date(2026, 2, 16, 7, 32, 0, 0, time.UTC)
+	quota := Finding{Kind: KindChangeCorrelation, File: "deploy/namespaces/rail/resourcequota.yaml", Time: onset.Add(-64 * time.Hour),
+		Attrs: map[string]string{"added": "8:     requests.cpu: \"16\"\n10:     limits.cpu: \"24\""}}
+	other := Finding{Kind: KindChangeCorrelation, File: "deploy/namespaces/bus/resourcequota.yaml", Time: onset.Add(-64 * time.Hour),
+		Attrs: map[string]string{"added": "10:     limits.cpu: \"8\""}}
+	ev := &evidence{onset: onset, issue: Issue{Namespace: "rail"}, findings: []Finding{other, quota}}
+	c := &candidate{Service: "ticket-pricing", ErrorType: ErrResourceExhaustion, Signature: "quota-exceeded",
+		Support: []Finding{{Signature: "quota-exceeded", Quote: "pods \"ticket-pricing-x\" is forbidden: exceeded quota: rail-compute, requested: limits.cpu=2, used: limits.cpu=24, limited: limit…"}}}
+	l, ok := ev.configChange(c)
+	require.True(t, ok, "a lowered ceiling bites at the next peak, days later")
+	assert.Equal(t, quota.File, l.change.File, "the namespace's own quota")
+	assert.Equal(t, 10, l.line, "the hard limit the admission error names")
+}

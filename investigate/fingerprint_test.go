@@ -46,6 +46,7 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{`FailedCreate: Error creating: pods "ticket-pricing-k4xz2gbmhf-pqj8j" is forbidden: exceeded quota: rail-compute, requested: limits.cpu=2, used: limits.cpu=24, limited: limits.cpu=24`, "quota-exceeded", ErrResourceExhaustion},
 		{"503 Service Unavailable response_flags=UO", "proxy-overflow", ErrConfig},
 		{`[2026-03-02T11:08:42.113Z] "GET /v1/products/90402 HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow} - "-" 0 81`, "proxy-overflow", ErrConfig},
 		{`Post "https://ledger-api.payments.svc.cluster.local:8443/v1/transfers": tls: failed to verify certificate: x509: certificate is valid for ledger-api.core.svc, ledger-api.core.svc.cluster.local, not ledger-api.payments.svc.cluster.local`, "tls-hostname", ErrTLS},

@@ -318,6 +318,12 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		if m != nil {
 			fix.Summary += fmt.Sprintf(" Currently %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 		}
+	case c.hasSignature("quota-exceeded"):
+		fix.Summary = fmt.Sprintf("The namespace's ResourceQuota refuses new pods of %s (%s): the autoscaler or a rollout asks for more replicas, but the quota's hard limit is already used up, so the service cannot scale and the existing pods saturate.", c.Service, Quote(bestQuote(c), 140))
+		if rc.File != "" {
+			fix.Summary += fmt.Sprintf(" The limit that binds was lowered at %s:%d: raise it back to cover peak replicas × per-pod requests/limits (plus a rollout's surge), or lower the pods' own limits.", rc.File, rc.Line)
+		}
+		fix.Steps = []string{"kubectl describe resourcequota in the namespace: used vs hard", "Raise the binding hard limit (or the pods' requests/limits) to fit peak replicas plus surge", "Alert on quota usage above 80% and on FailedCreate events"}
 	case c.Signature == "server-connlimit":
 		fix.Summary = fmt.Sprintf("%s refuses new connections: its connection limit is reached (%s). The clients' pools together (pool size × replicas of every service, plus jobs and tools) ask for more connections than the server allows.", c.Service, Quote(bestQuote(c), 110))
 		if rc.File != "" {
