@@ -794,8 +794,8 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 }
 
 func shortFunc(f string) string {
-	if i := strings.LastIndex(f, "/"); i >= 0 {
-		f = f[i+1:]
+	if i := strings.LastIndex(f, "/"); i >= 0 && strings.Trim(f[i+1:], "0123456789") != "" {
+		f = f[i+1:] // a path, not an Elixir arity (Lots.ensure_started/1)
 	}
 	return f
 }

@@ -176,6 +176,7 @@ var Catalogue = []Signature{
 	sig("php-memory", "php", `Allowed memory size of \d+ bytes exhausted`, ErrOOM, BucketInfrastructure, RoleCause, false, 86, "PHP memory_limit exhausted"),
 	sig("php-timeout", "php", `Maximum execution time of \d+ seconds? exceeded`, ErrTimeout, BucketInfrastructure, RoleCause, false, 80, "PHP max_execution_time exceeded"),
 	sig("elixir-error", "elixir", `\*\* \((?:FunctionClauseError|MatchError|CaseClauseError|CondClauseError|WithClauseError|KeyError|ArgumentError|ArithmeticError|BadMapError|BadBooleanError|UndefinedFunctionError|Protocol\.UndefinedError|Ecto\.NoResultsError)\)`, ErrRuntime, BucketCodeBug, RoleCause, false, 72, "Elixir runtime error"),
+	sig("already-started-race", "elixir", `\{:already_started, ?#PID<|\{:error, \{:already_started`, ErrRace, BucketFlake, RoleCause, false, 82, "process started twice by concurrent callers"),
 	sig("elixir-call-timeout", "elixir", `\*\* \(EXIT\) time out|exited in: GenServer\.call|DBConnection\.ConnectionError.*(?:timeout|timed out)`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 62, "GenServer call timed out"),
 	sig("kotlin-null", "java", `UninitializedPropertyAccessException|lateinit property \w+ has not been initialized|KotlinNullPointerException|Parameter specified as non-null is null`, ErrNullPointer, BucketCodeBug, RoleCause, false, 86, "Kotlin null-safety violation"),
 	sig("coroutine-timeout", "java", `TimeoutCancellationException|Timed out waiting for \d+ ms`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 60, "coroutine timed out"),

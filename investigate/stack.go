@@ -27,6 +27,8 @@ var (
 	phpFrameRE = regexp.MustCompile(`([\w./-]+\.php)(?:\((\d+)\)|:(\d+)| on line (\d+)| line (\d+))`)
 	// Rust: panicked at src/handlers/checkout.rs:57:31  /  at src/main.rs:42:17
 	rustFrameRE = regexp.MustCompile(`(?:panicked at |at )'?([\w./-]+\.rs):(\d+)(?::\d+)?`)
+	// Elixir: "(bidhall 1.14.2) lib/bidhall/auctions/lots.ex:21: Bidhall.Auctions.Lots.ensure_started/1".
+	elixirFrameRE = regexp.MustCompile(`\((\w+) [\w.+-]+\) ([\w./-]+\.exs?):(\d+): ([\w.!?]+/\d+)`)
 	// Generic path:line mentions in one-line errors: "at /app/main.go:88", "handler.go:57:".
 	genericFileLineRE = regexp.MustCompile(`((?:/|\b)[\w./-]*\w\.(?:go|java|py|js|ts|cs|rb|kt|php|rs|scala|mjs|cjs|tsx)):(\d+)`)
 )
@@ -74,6 +76,11 @@ func ParseStack(text string) []Frame {
 		for _, m := range phpFrameRE.FindAllStringSubmatch(text, 64) {
 			line, _ := strconv.Atoi(m[2] + m[3] + m[4] + m[5])
 			frames = append(frames, Frame{File: m[1], Line: line})
+		}
+	case elixirFrameRE.MatchString(text):
+		for _, m := range elixirFrameRE.FindAllStringSubmatch(text, 64) {
+			line, _ := strconv.Atoi(m[3])
+			frames = append(frames, Frame{File: m[2], Line: line, Function: m[4], Module: m[1]})
 		}
 	case rustFrameRE.MatchString(text):
 		for _, m := range rustFrameRE.FindAllStringSubmatch(text, 64) {
@@ -146,6 +153,9 @@ var goLibraryFuncPrefixes = []string{
 
 // IsLibraryFrame reports whether a frame belongs to a runtime, framework or dependency.
 func IsLibraryFrame(f Frame) bool {
+	if (strings.HasSuffix(f.File, ".ex") || strings.HasSuffix(f.File, ".exs") || strings.HasSuffix(f.File, ".erl")) && elixirLibraryApps[f.Module] {
+		return true // Elixir frames name their OTP application
+	}
 	for _, m := range libraryPathMarkers {
 		if strings.Contains(f.File, m) {
 			return true
@@ -259,3 +269,10 @@ func RaceSite(frames []Frame) (Frame, bool) {
 	}
 	return Frame{}, false
 }
+
+// elixirLibraryApps are OTP applications of the language and common
+// libraries: their frames are never the application's code.
+var elixirLibraryApps = map[string]bool{"elixir": true, "stdlib": true, "kernel": true, "phoenix": true, "phoenix_live_view": true,
+	"plug": true, "plug_cowboy": true, "cowboy": true, "ranch": true, "bandit": true, "thousand_island": true, "ecto": true,
+	"ecto_sql": true, "postgrex": true, "myxql": true, "db_connection": true, "telemetry": true, "oban": true, "broadway": true,
+	"absinthe": true, "tesla": true, "finch": true, "mint": true, "jason": true, "gen_stage": true, "redix": true}

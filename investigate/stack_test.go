@@ -66,3 +66,19 @@ func TestResolveRepoPath(t *testing.T) {
 	_, _, ok := ResolveRepoPath(paths, "Missing.java", "ad")
 	assert.False(t, ok)
 }
+
+func TestElixirFrames(t *testing.T) {
+	text := `** (MatchError) no match of right hand side value: {:error, {:already_started, #PID<0.48888.0>}}
+        (bidhall 1.14.2) lib/bidhall/auctions/lots.ex:21: Bidhall.Auctions.Lots.ensure_started/1
+        (phoenix 1.7.14) lib/phoenix/router.ex:484: Phoenix.Router.__call__/5`
+	fs := ParseStack(text)
+	if assert.Len(t, fs, 2) {
+		assert.Equal(t, Frame{File: "lib/bidhall/auctions/lots.ex", Line: 21, Function: "Bidhall.Auctions.Lots.ensure_started/1", Module: "bidhall"}, fs[0])
+		assert.True(t, IsLibraryFrame(fs[1]), "Phoenix's own frames")
+	}
+	top, ok := TopAppFrame(fs)
+	assert.True(t, ok)
+	assert.Equal(t, 21, top.Line)
+	assert.Equal(t, "Bidhall.Auctions.Lots.ensure_started/1", shortFunc(top.Function))
+	assert.Equal(t, "already-started-race", Best(text).ID)
+}
