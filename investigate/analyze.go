@@ -480,7 +480,7 @@ func (ev *evidence) candidates() []*candidate {
 			if o.traceOrigins+o.traceRelayed == 0 && ev.isHinted(t.Service) {
 				continue // without traces, two named services failing alike are two victims
 			}
-			ownLogs := t.logCause + t.logPropagated
+			ownLogs := t.logCause + t.logPropagated + t.infra // its own logs, or its own metrics
 			if ownLogs == 0 || !aligned(t.First, o.First, 10*time.Minute) {
 				continue
 			}

@@ -44,6 +44,8 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case sig == "redis-oom":
+		return res(`(?i)maxmemory`, `(?i)max|evict`)
 	case sig == "quota-exceeded":
 		// The quota's hard limit that binds (limits.cpu, pods) was lowered.
 		return res(`(?i)(?:requests|limits)\.(?:cpu|memory)|pods|count/`, `(?i)hard|quota`)
@@ -148,6 +150,9 @@ func (ev *evidence) configChange(c *candidate) (changeLine, bool) {
 	}
 	kw := keywordsFor(c.ErrorType, c.Signature)
 	lines := ev.recentChangeLines(func(f Finding) bool { return IsConfigPath(f.File) && ev.relatedTo(f, c.Service) })
+	if slowBurn[c.Signature] {
+		lines = ev.addedLinesBefore(func(f Finding) bool { return IsConfigPath(f.File) && ev.relatedTo(f, c.Service) }, ev.onset, leakLookback)
+	}
 	if c.hasSignature("quota-exceeded") {
 		// The quota is the namespace's, not in the service's own files, and
 		// a lowered ceiling bites only at the next peak, days later.
@@ -996,3 +1001,8 @@ func supportAttr(c *candidate, key string) string {
 	}
 	return b.String()
 }
+
+// slowBurn: limits a change lowers that bite only when usage grows into
+// them, days later (memory filling up to maxmemory): their changes are
+// looked for a week back.
+var slowBurn = map[string]bool{"redis-oom": true}

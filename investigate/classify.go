@@ -1,8 +1,8 @@
 package investigate
 
 import (
-	"path"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"time"

@@ -318,6 +318,12 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		if m != nil {
 			fix.Summary += fmt.Sprintf(" Currently %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 		}
+	case c.hasSignature("redis-oom"):
+		fix.Summary = fmt.Sprintf("%s is full: used memory reached maxmemory and, with the noeviction policy, every write is refused (%s). A cache wants an evicting policy (allkeys-lru / volatile-lru) while a job queue needs noeviction and its own room: keep them on separate Redis instances (or give the shared one enough memory for both), and bound the keys that grow without a TTL.", c.Service, Quote(bestQuote(c), 110))
+		if rc.File != "" {
+			fix.Summary += fmt.Sprintf(" The setting changed at %s:%d.", rc.File, rc.Line)
+		}
+		fix.Steps = []string{"Relieve it now: raise maxmemory or delete/expire the biggest keyspaces", "Split the queue and the cache, or set an evicting policy where only cache data lives", "Alert on used_memory / maxmemory above 85%"}
 	case c.hasSignature("quota-exceeded"):
 		fix.Summary = fmt.Sprintf("The namespace's ResourceQuota refuses new pods of %s (%s): the autoscaler or a rollout asks for more replicas, but the quota's hard limit is already used up, so the service cannot scale and the existing pods saturate.", c.Service, Quote(bestQuote(c), 140))
 		if rc.File != "" {

@@ -35,6 +35,7 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 	fs = append(fs, growthWithUptime("go_goroutines", "goroutines grow", byName["go_goroutines"])...)
 	fs = append(fs, growthWithUptime("jvm_threads_live_threads", "live threads grow", byName["jvm_threads_live_threads"])...)
 	fs = append(fs, nodeClocks(byName["node_timex_offset_seconds"], byName["node_timex_sync_status"])...)
+	fs = append(fs, redisAtMaxmemory(byName["redis_memory_used_bytes"], byName["redis_memory_max_bytes"])...)
 	for _, name := range latencyHistograms {
 		fs = append(fs, latencyRise(name, byName[name])...)
 	}

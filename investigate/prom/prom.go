@@ -48,6 +48,7 @@ var healthMetrics = append([]string{
 	"kube_horizontalpodautoscaler_status_current_replicas", "kube_horizontalpodautoscaler_spec_max_replicas", "kube_horizontalpodautoscaler_spec_min_replicas", "kube_horizontalpodautoscaler_status_desired_replicas",
 	"go_goroutines", "jvm_threads_live_threads",
 	"node_timex_offset_seconds",
+	"redis_memory_used_bytes", "redis_memory_max_bytes",
 }, latencyHistograms...)
 
 // latencyHistograms are the request-duration histograms latency is read

@@ -459,3 +459,37 @@ func nodeClocks(offset, sync []Series) []investigate.Finding {
 	}
 	return out
 }
+
+// redisAtMaxmemory: a Redis whose used memory reaches maxmemory refuses
+// writes (noeviction) or evicts keys other clients rely on.
+func redisAtMaxmemory(used, maxMem []Series) []investigate.Finding {
+	limits := map[string]float64{}
+	for _, s := range maxMem {
+		if len(s.Points) > 0 {
+			limits[s.Metric["instance"]+"|"+s.Metric["job"]] = s.Points[len(s.Points)-1].V
+		}
+	}
+	var out []investigate.Finding
+	for _, s := range used {
+		max := limits[s.Metric["instance"]+"|"+s.Metric["job"]]
+		if max <= 0 {
+			continue
+		}
+		var at time.Time
+		peak := 0.0
+		for _, p := range s.Points {
+			peak = math.Max(peak, p.V)
+			if p.V >= 0.98*max && at.IsZero() {
+				at = p.T
+			}
+		}
+		if at.IsZero() {
+			continue
+		}
+		svc := serviceOf(s.Metric)
+		svc = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(svc, ":9121"), "-metrics"), "-exporter")
+		quote := fmt.Sprintf("%s: redis memory at maxmemory since %s (used %.0f MiB of %.0f MiB): writes are refused under noeviction", svc, at.UTC().Format("15:04"), peak/(1<<20), max/(1<<20))
+		out = append(out, anomaly(svc, quote, at, investigate.ErrResourceExhaustion, "redis-oom", map[string]string{"metric": "redis_memory", "used_bytes": fmt.Sprint(peak), "max_bytes": fmt.Sprint(max)}))
+	}
+	return out
+}

@@ -181,3 +181,21 @@ func TestLatencyRiseFromAHistogram(t *testing.T) {
 	assert.InDelta(t, 0.2475, before, 0.01, "p99 inside the 100-250ms bucket")
 	assert.Greater(t, after, 2.5, "p99 among the slow requests")
 }
+
+func TestRedisAtMaxmemory(t *testing.T) {
+	const gib = 1 << 30
+	lab := func(name string) map[string]string {
+		return labels(name, "job", "redis-shared-metrics", "instance", "redis-shared-metrics:9121")
+	}
+	maxMem := series(lab("redis_memory_max_bytes"), 6, 5*time.Minute, func(int) float64 { return 3 * gib })
+	full := series(lab("redis_memory_used_bytes"), 6, 5*time.Minute, func(i int) float64 { return min(3*gib, 2.5*gib+float64(i)*0.2*gib) })
+	fs := bySignature(analyze(maxMem, full), "redis-oom")
+	require.Len(t, fs, 1)
+	assert.Equal(t, t0.Add(15*time.Minute), fs[0].Time, "when usage first reached the limit")
+	assert.Equal(t, "redis-shared", fs[0].Service, "the exporter's job names the server it watches")
+	assert.Equal(t, "redis-oom", investigate.Best(fs[0].Quote).ID)
+
+	room := series(lab("redis_memory_used_bytes"), 6, 5*time.Minute, func(int) float64 { return 1 * gib })
+	assert.Empty(t, bySignature(analyze(maxMem, room), "redis-oom"), "room left")
+	assert.Empty(t, bySignature(analyze(full), "redis-oom"), "no maxmemory: nothing to compare")
+}
