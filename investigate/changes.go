@@ -929,6 +929,10 @@ var hazards = []hazard{
 	// or a cancelled caller uses to stop it: the loop retries forever.
 	{re: regexp.MustCompile(`catch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)|catch\s*\(\s*(?:System\.)?Exception(?:\s+\w+)?\s*\)`), what: "catch-all that swallows cancellation",
 		when: regexp.MustCompile(`(?:retry|retrying|attempt)[^\n]*(?:CancellationException|OperationCanceledException|TaskCanceledException)|(?:CancellationException|OperationCanceledException|TaskCanceledException)[^\n]*(?:retry|retrying|attempt)`)},
+	// JavaScript strings are UTF-16: cutting at a fixed length can split an
+	// emoji's surrogate pair, and the lone half breaks JSON and databases.
+	{re: regexp.MustCompile(`\.(?:slice|substring|substr)\(\s*0\s*,`), what: "string cut at a fixed length that can split a surrogate pair",
+		when: regexp.MustCompile(`(?i)surrogate|\\ud[89ab][0-9a-f]{2}|invalid UTF-16|lone (?:high|low)|unpaired`)},
 }
 
 // hazardChange finds a hazard added by a recent change to the failing
@@ -938,11 +942,35 @@ func (ev *evidence) hazardChange(c *candidate, file string) (changeLine, string,
 	if file == "" {
 		filter = func(f Finding) bool { return !IsConfigPath(f.File) && ev.relatedTo(f, c.Service) }
 	}
-	text := joinQuotes(c.Support)
+	text := joinQuotes(c.Support) + " " + supportAttr(c, "detail") + " " + supportAttr(c, "causes")
+	for _, f := range ev.findings {
+		// The other side of the same failure (the database's own log of
+		// the rejected statement) shows what the caller sent.
+		if (f.Kind == KindLogPattern || f.Kind == KindException) && f.Service != c.Service && aligned(f.Time, c.First, 5*time.Minute) {
+			text += " " + f.Quote
+		}
+	}
 	for _, l := range ev.recentChangeLines(filter) {
 		for _, h := range hazards {
 			if h.re.MatchString(l.text) && (h.when == nil || h.when.MatchString(text)) {
 				return l, h.what, true
+			}
+		}
+	}
+	{
+		// Hazards the failure itself shows at work may sit in a helper the
+		// failing file calls.
+		sameTree := func(a, b string) bool { // src/activity/x.ts and src/comments/y.ts
+			i, j := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
+			return i > 0 && j > 0 && a[:i] == b[:j]
+		}
+		for _, l := range ev.recentChangeLines(func(f Finding) bool {
+			return !IsConfigPath(f.File) && (ev.relatedTo(f, c.Service) || file == "" || sameTree(f.File, file))
+		}) {
+			for _, h := range hazards {
+				if h.when != nil && h.re.MatchString(l.text) && h.when.MatchString(text) {
+					return l, h.what, true
+				}
 			}
 		}
 	}

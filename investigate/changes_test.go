@@ -141,3 +141,30 @@ func TestQuotaChangeDaysBeforeThePeak(t *testing.T) {
 	assert.Equal(t, quota.File, l.change.File, "the namespace's own quota")
 	assert.Equal(t, 10, l.line, "the hard limit the admission error names")
 }
+
+func TestSurrogateSplittingNeedsTheEvidence(t *testing.T) {
+	onset := time.Date(2026, 6, 17, 16, 36, 0, 0, time.UTC)
+	ev := &evidence{onset: onset, findings: []Finding{
+		{Kind: KindChangeCorrelation, File: "src/activity/preview.ts", Time: onset.Add(-3 * time.Hour),
+			Attrs: map[string]string{"added": "9:   return flat.slice(0, MAX_PREVIEW - 1) + '…';"}},
+		{Kind: KindLogPattern, Service: "community-db", Time: onset, Quote: "DETAIL:  Unicode low surrogate must follow a high surrogate."},
+	}}
+	c := &candidate{Service: "community-api", First: onset, Support: []Finding{{Quote: "invalid input syntax for type json"}}}
+	l, _, ok := ev.hazardChange(c, "src/comments/createComment.ts")
+	require.True(t, ok, "the database's log of the same failure shows the lone surrogate")
+	assert.Equal(t, "src/activity/preview.ts", l.change.File)
+	assert.Equal(t, 9, l.line)
+
+	ev.findings = ev.findings[:1]
+	_, _, ok = ev.hazardChange(c, "src/comments/createComment.ts")
+	assert.False(t, ok, "a slice is only suspect when the failure shows a split surrogate")
+}
+
+func TestSQLStateIsNotARecord(t *testing.T) {
+	var r Records
+	for i := 0; i < 6; i++ {
+		r.Add(`{"msg":"request errored","code":"22P02","comment":"c-` + string(rune('a'+i)) + `"}`)
+	}
+	k, _ := r.Recurring()
+	assert.Empty(t, k)
+}

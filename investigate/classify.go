@@ -59,6 +59,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketInfrastructure
 	case ErrDataValidation:
+		if _, _, ok := ev.hazardChange(c, anchoredPath); ok {
+			return BucketCodeBug // the input is fine: a recent change mangles it
+		}
 		if ev.checkThenInsertRace(c, anchoredPath, anchoredLine) {
 			return BucketFlake // two writers of the same key: the loser hits the unique index
 		}

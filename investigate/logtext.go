@@ -69,7 +69,7 @@ func flatten(v any, depth int) []string {
 	case map[string]any:
 		var out []string
 		// type before message before stack keeps "TypeError: msg\n at ..." order.
-		for _, k := range []string{"type", "Type", "ClassName", "kind", "message", "Message", "msg", "code", "field", "path", "constraint", "stack", "StackTrace", "stacktrace", "stack_trace", "cause", "InnerException", "errors", "details"} {
+		for _, k := range []string{"type", "Type", "ClassName", "kind", "message", "Message", "msg", "code", "field", "path", "constraint", "stack", "StackTrace", "stacktrace", "stack_trace", "cause", "InnerException", "errors", "details", "detail", "hint", "reason"} {
 			if x, ok := t[k]; ok {
 				out = append(out, flatten(x, depth+1)...)
 			}

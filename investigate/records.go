@@ -32,6 +32,7 @@ var (
 	tsLikeRE      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}`)
 	hasDigitRE    = regexp.MustCompile(`\d`)
 	uniqueishRE   = regexp.MustCompile(`^[0-9a-f]{16,}$`)
+	sqlStateRE    = regexp.MustCompile(`^\d{2}[0-9A-Z]{3}$`)
 )
 
 // Add records one failing line.
@@ -47,6 +48,9 @@ func (r *Records) Add(text string) {
 		// MCH-0099121); constant tags (message_id=send_otp) do not.
 		if notIDKeys[k] || !idKeyRE.MatchString(k) || platformKeyRE.MatchString(k) || tsLikeRE.MatchString(v) || uniqueishRE.MatchString(strings.ToLower(v)) || !hasDigitRE.MatchString(v) {
 			return
+		}
+		if k == "code" && sqlStateRE.MatchString(v) {
+			return // an SQLSTATE (22P02) is the error's code, not a record
 		}
 		if seen[k+"="+v] {
 			return
