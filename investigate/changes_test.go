@@ -155,6 +155,8 @@ func TestSurrogateSplittingNeedsTheEvidence(t *testing.T) {
 	assert.Equal(t, "src/activity/preview.ts", l.change.File)
 	assert.Equal(t, 9, l.line)
 
+	assert.Contains(t, hazardProse(RootCause{File: l.change.File, Line: 9}, l.text), "code points")
+
 	ev.findings = ev.findings[:1]
 	_, _, ok = ev.hazardChange(c, "src/comments/createComment.ts")
 	assert.False(t, ok, "a slice is only suspect when the failure shows a split surrogate")

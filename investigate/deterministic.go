@@ -337,12 +337,12 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			leak, hasLeak = ev.slowChange(c)
 			slowPick = hasLeak
 		}
-		if c.ErrorType == ErrDependency {
+		if !hasLeak && c.ErrorType == ErrDependency {
 			if l, ok := ev.dependencyChange(c); ok {
 				leak, hasLeak = l, true
 			}
 		}
-		if c.ErrorType == ErrDataValidation && anchorPath == "" {
+		if !hasLeak && c.ErrorType == ErrDataValidation && anchorPath == "" {
 			var owner string
 			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
 				rc.Service = owner // the producer whose change broke the contract

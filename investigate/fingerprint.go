@@ -199,6 +199,7 @@ var Catalogue = []Signature{
 	sig("dependency-mismatch", "any", `IncompatibleClassChangeError|AbstractMethodError|NoSuchFieldError|UnsupportedClassVersionError|MissingMethodException|TypeLoadException|ERR_REQUIRE_ESM|cannot load such file|LoadError: |Call to undefined (?:method|function) [\w\\]+::`, ErrDependency, BucketCodeBug, RoleCause, false, 80, "a dependency version does not match the code"),
 	// Input encodings.
 	sig("text-encoding", "any", `Incorrect string value: '\\x|invalid byte sequence for encoding|UnicodeEncodeError|has no equivalent in encoding|MalformedInputException|Input length = \d+|unmappable character|(?i:invalid utf-?8)|not valid UTF-8|stream did not contain valid UTF-8|Conversion failed when converting .* to data type`, ErrDataValidation, BucketBadData, RoleCause, false, 82, "text the store or parser cannot encode"),
+	sig("lone-surrogate", "any", `(?i:low surrogate must follow a high surrogate|unpaired surrogate|lone surrogate|invalid UTF-16)`, ErrDataValidation, BucketBadData, RoleCause, false, 74, "text with half of a UTF-16 surrogate pair"),
 	sig("byte-order-mark", "any", `(?i:byte order mark)|\x{FEFF}|\\ufeff|\\xef\\xbb\\xbf|ï»¿`, ErrDataValidation, BucketBadData, RoleCause, false, 80, "byte-order mark at the start of the input"),
 
 	// Exceptions the catalogue does not know, typed by what their class

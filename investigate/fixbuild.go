@@ -526,6 +526,9 @@ func fireAndForgetProse(h *hypothesis, rc RootCause, text, what string) string {
 
 // hazardProse explains a hazard (see hazards) at rc's line.
 func hazardProse(rc RootCause, text string) string {
+	if rc.File != "" && hazards[2].re.MatchString(text) {
+		return fmt.Sprintf("The string is cut at a fixed length at %s:%d (%s). JavaScript strings count UTF-16 code units, so the cut can fall between the two halves of an emoji or other astral character; the lone surrogate left at the end is invalid Unicode, which JSON columns, databases and other services reject. Cut on code points or grapheme clusters instead (Array.from(text).slice(0, n).join(''), or Intl.Segmenter), and add a test with an emoji at the boundary.", rc.File, rc.Line, strings.TrimSpace(text))
+	}
 	if rc.File != "" && hazards[1].re.MatchString(text) {
 		return fmt.Sprintf("The catch-all at %s:%d (%s) also catches the cancellation a timeout or a cancelled caller uses to stop the coroutine (CancellationException / OperationCanceledException), so the loop keeps retrying after the deadline: work piles up, threads and connections stay busy and health checks fail. Rethrow cancellation before handling other errors (catch (e: CancellationException) { throw e }, or ensureActive() in the loop), catch only the transient errors you mean to retry, and bound the attempts.", rc.File, rc.Line, strings.TrimSpace(text))
 	}

@@ -31,7 +31,7 @@ const DefaultServiceLabel = "service_name"
 var fallbackServiceLabels = []string{"service_name", "service", "app", "app_kubernetes_io_name", "k8s_container_name", "container", "k8s_deployment_name", "job"}
 
 // ErrorFilter keeps lines that look like failures.
-const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit|missing|unexpected|rejected|cannot|could not|unable to|\x{feff}|●|expect\(received|" 5[0-9][0-9] |status[=:" ]+5[0-9][0-9])`
+const ErrorFilter = `(?i)(error|exception|panic|fatal|fail|refused|timeout|timed out|killed|oom|traceback|unavailable|denied|invalid|x509|reset by peer|no such host|deadline|unauthorized|forbidden|crit|missing|unexpected|rejected|cannot|could not|unable to|detail:|\x{feff}|●|expect\(received|" 5[0-9][0-9] |status[=:" ]+5[0-9][0-9])`
 
 // accessLogRE matches a combined/ingress access log line: request and status.
 var accessLogRE = regexp.MustCompile(`"(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+) HTTP/[\d.]+" (\d{3}) `)
