@@ -1034,3 +1034,63 @@ func supportAttr(c *candidate, key string) string {
 // them, days later (memory filling up to maxmemory): their changes are
 // looked for a week back.
 var slowBurn = map[string]bool{"redis-oom": true}
+
+var (
+	// acquireCallRE: a call returning something the caller must close.
+	acquireCallRE = regexp.MustCompile(`\w+,\s*err\s*:?=\s*.*\.(?:Do|Get|Post|Head|Open|OpenFile|Dial|DialContext|Query|QueryContext|Begin)\(`)
+	// deferCloseRE: the close that only runs once the function gets there.
+	deferCloseRE = regexp.MustCompile(`^\s*defer\s+[\w.]+\.(?:Close|Rollback)\(\)`)
+	returnRE     = regexp.MustCompile(`^\s*return\b`)
+	errCheckRE   = regexp.MustCompile(`^\s*if\s+err\s*!=\s*nil\s*\{`)
+)
+
+// leakyReturnChange finds a return a recent change added between acquiring
+// a resource and the deferred close that releases it (Go: after
+// http.Client.Do, before defer resp.Body.Close()): every time that branch
+// runs one connection or file stays open, until a pool or a limit runs dry.
+func (ev *evidence) leakyReturnChange(c *candidate) (changeLine, bool) {
+	for _, f := range ev.findings {
+		if f.Kind != KindChangeCorrelation || IsConfigPath(f.File) || !changedBefore(f.Time, ev.onset, leakLookback) {
+			continue
+		}
+		lines := map[int]string{}
+		added := map[int]bool{}
+		for _, attr := range []string{"context", "added"} {
+			for _, row := range strings.Split(f.Attrs[attr], "\n") {
+				i := strings.IndexByte(row, ':')
+				if i <= 0 {
+					continue
+				}
+				n, err := strconv.Atoi(row[:i])
+				if err != nil {
+					continue
+				}
+				lines[n] = row[i+1:]
+				added[n] = added[n] || attr == "added"
+			}
+		}
+		for n, text := range lines {
+			if !added[n] || !returnRE.MatchString(text) || errCheckRE.MatchString(lines[n-1]) {
+				continue // returning on the call's own error is right: there is nothing to close
+			}
+			closeAfter, acquireBefore := false, false
+			for k := n + 1; k <= n+6; k++ {
+				if deferCloseRE.MatchString(lines[k]) {
+					closeAfter = true
+					// Returning before an HTTP response's body is closed
+					// leaks its connection, whatever acquired it.
+					acquireBefore = acquireBefore || strings.Contains(lines[k], ".Body.Close()")
+				}
+			}
+			for k := n - 12; k < n; k++ {
+				if acquireCallRE.MatchString(lines[k]) {
+					acquireBefore = true
+				}
+			}
+			if closeAfter && acquireBefore {
+				return changeLine{change: f, line: n, text: text}, true
+			}
+		}
+	}
+	return changeLine{}, false
+}

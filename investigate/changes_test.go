@@ -170,3 +170,21 @@ func TestSQLStateIsNotARecord(t *testing.T) {
 	k, _ := r.Recurring()
 	assert.Empty(t, k)
 }
+
+func TestLeakyReturnBeforeTheDeferredClose(t *testing.T) {
+	onset := time.Date(2026, 10, 14, 8, 49, 0, 0, time.UTC)
+	change := func(added, context string) Finding {
+		return Finding{Kind: KindChangeCorrelation, File: "internal/carriers/parcelnet/client.go", Time: onset.Add(-17 * time.Hour),
+			Attrs: map[string]string{"added": added, "context": context}}
+	}
+	leaky := change("47:\tif resp.StatusCode == http.StatusTooManyRequests {\n48:\t\tsecs, _ := strconv.Atoi(resp.Header.Get(\"Retry-After\"))\n49:\t\treturn nil, &RateLimitedError{RetryAfter: time.Duration(secs) * time.Second}\n50:\t}",
+		"44:\tif err != nil {\n45:\t\treturn nil, fmt.Errorf(\"parcelnet: %w\", err)\n46:\t}\n51:\tdefer resp.Body.Close()\n52:\tif resp.StatusCode != http.StatusOK {")
+	ev := &evidence{onset: onset, findings: []Finding{leaky}}
+	l, ok := ev.leakyReturnChange(&candidate{Service: "shipping-quotes"})
+	require.True(t, ok)
+	assert.Equal(t, 49, l.line)
+
+	fine := change("36:\tresp, err := c.http.Do(req)\n37:\tif err != nil {\n38:\t\treturn nil, err\n39:\t}\n40:\tdefer resp.Body.Close()", "")
+	_, ok = (&evidence{onset: onset, findings: []Finding{fine}}).leakyReturnChange(&candidate{Service: "fare-aggregator"})
+	assert.False(t, ok, "returning on the call's own error leaks nothing")
+}

@@ -114,6 +114,9 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		}
 		return BucketCodeBug
 	case ErrTimeout, ErrNetwork, ErrDependency:
+		if _, ok := ev.leakyReturnChange(c); ok && c.infra == 0 {
+			return BucketCodeBug // connections leak on a new early return until the pool runs dry
+		}
 		if c.hasSignature("hung-call") && c.infra == 0 {
 			return BucketCodeBug // an outgoing call nothing bounds: the client lacks a timeout
 		}

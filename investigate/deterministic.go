@@ -317,6 +317,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 				leak, hasLeak = l, true // the call that lets the rejection escape
 			}
 		}
+		if !hasLeak && (c.ErrorType == ErrTimeout || c.ErrorType == ErrNetwork || c.ErrorType == ErrDependency || c.ErrorType == ErrResourceExhaustion) {
+			leak, hasLeak = ev.leakyReturnChange(c)
+		}
 		if !hasLeak && c.hasSignature("hung-call") {
 			leak, hasLeak = ev.noTimeoutChange(c)
 		}

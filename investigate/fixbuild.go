@@ -171,6 +171,12 @@ func codeBugFix(h *hypothesis, rc RootCause, window []string, col int) Fix {
 	if prose == "" {
 		prose = hazardProse(rc, lineAt(lines, rc.Line, from))
 	}
+	if prose == "" && rc.File != "" && returnRE.MatchString(lineAt(lines, rc.Line, from)) {
+		switch rc.ErrorType {
+		case ErrTimeout, ErrNetwork, ErrDependency, ErrResourceExhaustion:
+			prose = fmt.Sprintf("The return added at %s:%d (%s) leaves before the deferred Close that releases the response (or file): every time this branch runs one connection stays checked out, until the per-host pool is exhausted and every call waits for its deadline. Close (and drain) the body on this path too — move the defer right after the error check, before any early return — and test the branch with a response that takes it.", rc.File, rc.Line, strings.TrimSpace(lineAt(lines, rc.Line, from)))
+		}
+	}
 	if prose == "" && rc.File != "" && len(lines) > 0 && from > 0 {
 		// Build a full-file-shaped slice: pad before the window so line numbers align.
 		full := make([]string, from-1, from-1+len(lines))

@@ -78,6 +78,38 @@ func AddedLines(patch string, limit int) string {
 	return strings.Join(out, "\n")
 }
 
+// ContextLines returns up to limit unchanged lines a unified diff shows
+// around its changes, as "line:text" rows (new-file line numbers): what an
+// added line sits next to (the defer that closes what it returns past).
+func ContextLines(patch string, limit int) string {
+	var out []string
+	newLine := 0
+	for _, l := range strings.Split(patch, "\n") {
+		if m := hunkRE.FindStringSubmatch(l); m != nil {
+			newLine, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if newLine == 0 {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "+"):
+			newLine++
+		case strings.HasPrefix(l, "-"):
+		default:
+			if len(out) < limit {
+				text := strings.TrimPrefix(l, " ")
+				if len(text) > 200 {
+					text = text[:200]
+				}
+				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
+			}
+			newLine++
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // RemovedLines returns up to limit removed lines of a unified diff as
 // "line:text" rows, line being where the removal happened in the new file.
 func RemovedLines(patch string, limit int) string {
@@ -217,7 +249,7 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 				Kind: investigate.KindChangeCorrelation, Family: investigate.FamilyChanges,
 				File: f.GetFilename(), Time: date, LastTime: date, Count: 1,
 				Quote: fmt.Sprintf("%s %s", shortSHA(d.GetSHA()), investigate.Quote(msg, 120)),
-				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 120), "removed": RemovedLines(f.GetPatch(), 40),
+				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 120), "removed": RemovedLines(f.GetPatch(), 40), "context": ContextLines(f.GetPatch(), 80),
 					"status": f.GetStatus(), "author": cm.GetAuthor().GetName(), "message": investigate.Quote(msg, 300)},
 			})
 		}
