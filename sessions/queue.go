@@ -567,6 +567,9 @@ func (q *Queue) Run(ctx context.Context, h Handler) error {
 	}
 	defer q.running.Store(false)
 	if err := q.ensureGroup(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it started: a clean shutdown, like a stop later on
+		}
 		return err
 	}
 	q.log.Info("queue consumer started", "group", q.opts.Group, "concurrency", q.opts.Concurrency)

@@ -657,3 +657,12 @@ func TestDeadLettersValidation(t *testing.T) {
 	_, err = q.RetryDeadLetter(ctx, "1-1")
 	assert.ErrorIs(t, err, ErrNotFound)
 }
+
+func TestQueueStoppedBeforeItStartsIsACleanStop(t *testing.T) {
+	rdb := newRedis(t)
+	q := newQueue(t, rdb, fastQueue(uniquePrefix(t, rdb)+":jobs", "c1"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.NoError(t, q.Run(ctx, func(ctx context.Context, job Job) error { return nil }), "shutdown during start-up is not an error")
+	assert.False(t, q.running.Load(), "a later Run may start")
+}
