@@ -1,0 +1,1 @@
+export const MAX_MACRO_ACTIONS = 12;

@@ -1,0 +1,4 @@
+'use strict';
+
+const LABEL_FORMAT = 'ZPL_4x6';
+module.exports = { LABEL_FORMAT };

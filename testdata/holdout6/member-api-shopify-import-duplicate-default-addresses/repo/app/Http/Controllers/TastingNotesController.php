@@ -1,0 +1,8 @@
+<?php
+
+namespace App\Http\Controllers;
+
+class TastingNotesController extends Controller
+{
+    public const PER_PAGE = 20;
+}
