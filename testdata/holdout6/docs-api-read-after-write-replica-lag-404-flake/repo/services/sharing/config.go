@@ -1,0 +1,3 @@
+package sharing
+
+const LinkTTLDays = 30
