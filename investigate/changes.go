@@ -44,6 +44,9 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)issuer`, `(?i)cert|tls|ssl`, `(?i)secret|\bca\b`)
 	case et == ErrOOM:
 		return res(`(?i)memory`, `(?i)heap|Xmx|limit`)
+	case sig == "rate-limited":
+		// A gateway's own limiter: its policy, the limit, and what it counts by.
+		return res(`(?i)limit_by|identifier|header_name|policy|by_ip|key`, `(?i)minute|second|hour|limit`)
 	case sig == "redis-oom":
 		return res(`(?i)maxmemory`, `(?i)max|evict`)
 	case sig == "quota-exceeded":

@@ -46,6 +46,7 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{`{"level":"error","msg":"get document failed","error":"document 8842 not found"}`, "record-not-found", ErrDataValidation},
 		{"DETAIL:  Unicode low surrogate must follow a high surrogate.", "lone-surrogate", ErrDataValidation},
 		{"System.ArgumentOutOfRangeException: The added or subtracted value results in an un-representable DateTime. (Parameter 'value')", "value-out-of-range", ErrDataValidation},
 		{"OverflowError: date value out of range", "value-out-of-range", ErrDataValidation},

@@ -344,6 +344,9 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 			fix.Summary += " Raise the server's limit (max_connections / max_client_conn) to what the server can carry, or lower the clients' pool sizes, or put a pooler (PgBouncer, RDS Proxy) in front."
 		}
 		fix.Steps = []string{"Compare the server's current limit (SHOW max_connections) with the sum of the clients' pools", "Restore or raise the limit, or shrink the pools", "Alert on connections in use against the limit"}
+	case c.Signature == "rate-limited" && rc.File != "":
+		fix.Summary = fmt.Sprintf("Requests through %s are refused with 429 by a rate limit whose setting changed at %s:%d. Check what the limiter counts by: behind a CDN or load balancer every client shares a few edge addresses, so a per-IP limit throttles everyone at once. Count by the real client (a consumer, an API key, the forwarded client address the proxy trusts) or raise the limit, and roll the plugin change back until then.", c.Service, rc.File, rc.Line)
+		fix.Steps = []string{"Compare the limiter's key (ip, consumer, header) with where requests come from", "Roll back or correct the limit and its key", "Alert on the 429 rate per route"}
 	case c.Signature == "body-too-large":
 		fix.Summary = fmt.Sprintf("Requests to %s are larger than a size limit on their path (%s): a proxy, ingress or server limit (nginx proxy-body-size / client_max_body_size, the framework's request or upload limit, gRPC's max receive message size) rejects them.", c.Service, Quote(bestQuote(c), 120))
 		if m != nil {

@@ -407,7 +407,7 @@ func originFinding(s, parent *Span, kids []*Span, idx ServiceIndex) Finding {
 		// A failing span that says nothing but its HTTP status: the status
 		// is the message (a 503 at a gateway reports an unavailable upstream).
 		for _, k := range []string{"http.response.status_code", "http.status_code"} {
-			if code := s.Attrs[k]; len(code) == 3 && code[0] == '5' {
+			if code := s.Attrs[k]; len(code) == 3 && (code[0] == '5' || code == "429") {
 				s.StatusMessage = httpStatusText(code)
 				break
 			}
@@ -540,6 +540,8 @@ func httpStatusText(code string) string {
 		return "503 Service Unavailable"
 	case "504":
 		return "504 Gateway Timeout"
+	case "429":
+		return "429 Too Many Requests"
 	}
 	return "HTTP " + code
 }

@@ -80,3 +80,13 @@ func TestNoTimeoutLines(t *testing.T) {
 		assert.Equal(t, want, noTimeout(line), line)
 	}
 }
+
+func TestRejectedWith429SaysSo(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 19, 2, 49, 0, time.UTC)
+	gw := Span{TraceID: "t", SpanID: "k", Service: "kong", Name: "kong", Kind: "server", Start: t0, Error: true,
+		Attrs: map[string]string{"http.status_code": "429"}}
+	an := AnalyzeTraces([]Span{gw})
+	require.Len(t, an.Findings, 1)
+	assert.Equal(t, "rate-limited", an.Findings[0].Signature)
+	assert.Equal(t, "429 Too Many Requests", an.Findings[0].Quote)
+}
