@@ -2,7 +2,7 @@
 GO        ?= go
 SCENARIO  ?= testdata/examples/checkout-fails-payment-typeerror
 EXAMPLES  ?= testdata/examples
-CORPUS    ?= testdata/scenarios testdata/holdout testdata/holdout2 testdata/holdout3 testdata/holdout4 testdata/holdout5
+CORPUS    ?= testdata/scenarios testdata/holdout testdata/holdout2 testdata/holdout3 testdata/holdout4 testdata/holdout5 testdata/holdout6
 BIN       := bin/bot
 
 .PHONY: all build test test-short vet bench demo eval fuzz clean helm-check image-check
