@@ -144,3 +144,14 @@ func TestReadBeforeCommit(t *testing.T) {
 	sustained := &evidence{issue: Issue{Text: "every report job fails since the deploy"}}
 	assert.False(t, sustained.readBeforeCommit(nf), "records that are never there are missing data, not a race")
 }
+
+func TestDeepLiveness(t *testing.T) {
+	probe := Finding{Kind: KindK8sEvent, Signature: "k8s-probe", Quote: "rx-api-1 Unhealthy (87×): Readiness probe failed: HTTP probe failed with statuscode: 503",
+		Attrs: map[string]string{"probe": "readiness", "probes": "liveness,readiness", "liveness_kills": "6"}}
+	slowDB := Finding{Kind: KindLogPattern, ErrorType: ErrTimeout, Quote: "Npgsql command timeout after 30s, retrying (1/3)"}
+	assert.True(t, (&candidate{Support: []Finding{probe, slowDB}}).deepLiveness())
+	assert.False(t, (&candidate{Support: []Finding{probe}}).deepLiveness(), "restarts without a slow dependency say nothing about the probe's depth")
+	refused := probe
+	refused.Quote = "Liveness probe failed: Get \"http://10.1.2.3:8081/healthz\": dial tcp 10.1.2.3:8081: connect: connection refused"
+	assert.False(t, (&candidate{Support: []Finding{refused, slowDB}}).deepLiveness(), "a refused probe is a port problem")
+}

@@ -605,6 +605,8 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 	switch {
 	case h.c.hasSignature("pdb-selects-nothing"):
 		want = []string{FieldPDBSelector}
+	case h.c.deepLiveness():
+		want = []string{FieldLivenessPath}
 	case h.c.ErrorType == ErrOOM:
 		want = []string{FieldMemoryLimit, FieldMemoryRequest}
 	case h.c.hasSignature("tls-hostname"):
@@ -1001,6 +1003,8 @@ func manifestExact(c *candidate, m *ManifestField) bool {
 		return true
 	case m.Kind == FieldDNSNames && c.hasSignature("tls-hostname"):
 		return true
+	case m.Kind == FieldLivenessPath && c.deepLiveness():
+		return true
 	case manifestNamed(c, m):
 		return true
 	}
@@ -1159,4 +1163,28 @@ func (ev *evidence) dominantCallerOf(svc string) string {
 		}
 	}
 	return best
+}
+
+// deepLiveness: the kubelet kills containers whose liveness probe answers
+// an error status (not a refused connection) while the service times out
+// on a dependency: the liveness endpoint checks the dependency, so a slow
+// database restarts every pod at once and turns a slowdown into an outage.
+func (c *candidate) deepLiveness() bool {
+	if c.probeRefused() {
+		return false
+	}
+	killed, liveness, dependency := false, false, false
+	for _, f := range c.Support {
+		q := f.Quote
+		switch {
+		case f.Attrs["liveness_kills"] != "" || strings.Contains(q, "failed liveness probe, will be restarted"):
+			killed = true
+			liveness = liveness || strings.Contains(f.Attrs["probes"], "liveness") || f.Attrs["probe"] == "liveness"
+		case strings.Contains(q, "Liveness probe failed: HTTP probe failed with statuscode: 5"):
+			liveness = true
+		case f.Kind == KindLogPattern && (f.ErrorType == ErrTimeout || f.ErrorType == ErrNetwork || f.ErrorType == ErrResourceExhaustion):
+			dependency = true
+		}
+	}
+	return (killed || liveness) && dependency
 }

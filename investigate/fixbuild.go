@@ -319,6 +319,12 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 			fix.Summary += fmt.Sprintf(" The manifest sets %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 		}
 		fix.Steps = []string{"kubectl rollout undo the deployment", "Fix the image tag in the manifest", "Check the CI publish step produced the tag"}
+	case c.deepLiveness():
+		fix.Summary = fmt.Sprintf("The liveness probe of %s checks its dependencies: when a dependency is slow (%s), the probe fails and the kubelet restarts every pod, so a slowdown becomes an outage with cold starts on top. Point livenessProbe at a shallow endpoint that only says the process is alive (e.g. /healthz/live), keep the dependency checks in the readiness probe, and give liveness a generous timeout and failureThreshold.", c.Service, Quote(bestQuote(c), 90))
+		if m != nil && m.Kind == FieldLivenessPath {
+			fix.Summary += fmt.Sprintf(" Today %s = %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
+		}
+		fix.Steps = []string{"Add a liveness endpoint that checks no dependency", "Point livenessProbe at it; keep readiness on the deep check", "Watch restarts during the next dependency slowdown"}
 	case c.Signature == "k8s-probe":
 		fix.Summary = fmt.Sprintf("The health probe of %s fails: make the probe port/path match what the container listens on.", c.Service)
 		if m != nil {

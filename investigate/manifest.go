@@ -33,6 +33,7 @@ const (
 	FieldConfigKey     = "config_key"   // a key named by the evidence in a config file
 	FieldPDBSelector   = "pdb_selector" // PodDisruptionBudget spec.selector
 	FieldDNSNames      = "dns_names"    // cert-manager Certificate spec.dnsNames
+	FieldLivenessPath  = "liveness_path" // livenessProbe.httpGet.path
 )
 
 var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
@@ -259,6 +260,7 @@ func containerFields(file string, c *yaml.Node, prefix, cname, workload string) 
 	if k, _ := mapGetKey(c, "envFrom"); k != nil {
 		out = append(out, ManifestField{File: file, Line: k.Line, Kind: FieldEnvFrom, Path: prefix + ".envFrom", Container: cname, Workload: workload})
 	}
+	add(mapGet(mapGet(mapGet(c, "livenessProbe"), "httpGet"), "path"), FieldLivenessPath, "livenessProbe.httpGet.path", "")
 	for _, probe := range []struct{ key, kind string }{{"readinessProbe", FieldReadinessPort}, {"livenessProbe", FieldLivenessPort}} {
 		p := mapGet(c, probe.key)
 		for _, h := range []string{"httpGet", "tcpSocket", "grpc"} {

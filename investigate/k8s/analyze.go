@@ -59,12 +59,15 @@ type analyzer struct {
 	evicted  map[string][]string // node -> workloads evicted from it
 	pressure map[string][]condition
 	suspects map[string][]string // node -> workloads without memory limit on it
+	// livenessKills counts containers the kubelet restarted for failing
+	// liveness probes, per workload.
+	livenessKills map[string]int
 }
 
 func newAnalyzer(s *snapshot) *analyzer {
 	a := &analyzer{snap: s, ix: newIndex(s.workloads), pods: map[string]*pod{}, podWL: map[string]string{},
 		causeOf: map[string]string{}, backoff: map[string]time.Time{}, evicted: map[string][]string{},
-		pressure: map[string][]condition{}, suspects: map[string][]string{}}
+		pressure: map[string][]condition{}, suspects: map[string][]string{}, livenessKills: map[string]int{}}
 	for i := range s.pods {
 		p := &s.pods[i]
 		key := p.Metadata.Namespace + "/" + p.Metadata.Name
@@ -540,6 +543,10 @@ var (
 // scanEvents turns warning events into observations tied to workloads.
 func (a *analyzer) scanEvents() {
 	for _, e := range a.snap.events {
+		if e.Reason == "Killing" && strings.Contains(e.Message, "failed liveness probe") {
+			_, _, n := e.times()
+			a.livenessKills[a.ix.fromPodName(e.InvolvedObject.Name)] += max(n, 1)
+		}
 		if benignReasons[e.Reason] || (e.Type != "Warning" && !warnedReasons[e.Reason]) {
 			continue
 		}
@@ -819,6 +826,7 @@ func (a *analyzer) findings(services []string) (out, unattributed []investigate.
 		first  time.Time
 		last   time.Time
 		pods   []string
+		probes map[string]bool // probe kinds failing (readiness, liveness)
 	}
 	groups := map[string]*agg{}
 	var order []string
@@ -832,6 +840,12 @@ func (a *analyzer) findings(services []string) (out, unattributed []investigate.
 		}
 		if g.best == nil || o.prio > g.best.prio || (o.prio == g.best.prio && o.count > g.best.count) {
 			g.best = o
+		}
+		if p := o.attrs["probe"]; p != "" {
+			if g.probes == nil {
+				g.probes = map[string]bool{}
+			}
+			g.probes[p] = true
 		}
 		if _, ok := g.perPod[o.pod]; !ok && o.pod != "" {
 			g.pods = append(g.pods, o.pod)
@@ -879,6 +893,19 @@ func (a *analyzer) findings(services []string) (out, unattributed []investigate.
 			f.LastTime = f.Time
 		}
 		f.Attrs = copyAttrs(g.best.attrs)
+		if len(g.probes) > 1 {
+			var kinds []string
+			for p := range g.probes {
+				kinds = append(kinds, p)
+			}
+			sort.Strings(kinds)
+			f.Attrs["probes"] = strings.Join(kinds, ",")
+		}
+		if n := a.livenessKills[f.Service]; n > 0 && f.Signature == "k8s-probe" {
+			// The kubelet restarted containers for failing liveness: the
+			// probe is killing pods, not only taking them out of service.
+			f.Attrs["liveness_kills"] = fmt.Sprint(n)
+		}
 		q := g.best.quote
 		if len(g.pods) > 1 {
 			f.Attrs["pods_affected"] = fmt.Sprint(len(g.pods))

@@ -572,3 +572,12 @@ func countArgs(f *fixture, s string) int {
 	}
 	return n
 }
+
+func TestLivenessKillsAreCounted(t *testing.T) {
+	fx := start(t, "../../testdata/holdout6/rx-api-liveness-probe-deep-healthcheck-restart-storm", k8smcp.Options{}, Config{})
+	res := fx.status(t, `{"namespace":"rx"}`)
+	f := bySig(res.Findings, "rx-api", "k8s-probe")
+	require.NotNil(t, f)
+	assert.Equal(t, "8", f.Attrs["liveness_kills"], "restarts the kubelet made for failing liveness (6 events, some repeated)")
+	assert.Equal(t, "liveness,readiness", f.Attrs["probes"])
+}
