@@ -429,6 +429,27 @@ func (ev *evidence) candidates() []*candidate {
 			o.Score = -1
 		}
 	}
+	// A lock lost while its holder still worked and duplicate writes at the
+	// same time: the duplicates are the race's consequence.
+	for _, r := range sortedCandidates(by) {
+		if r.Score < 0 || !r.hasSignature("lock-lost") {
+			continue
+		}
+		for _, o := range sortedCandidates(by) {
+			if o == r || o.Score < 0 || o.Service != r.Service || o.ErrorType != ErrDataValidation || !uniqueViolationRE.MatchString(joinQuotes(o.Support)) || !aligned(o.First, r.First, 10*time.Minute) {
+				continue
+			}
+			r.logCause += o.logCause
+			r.traceOrigins += o.traceOrigins
+			r.exceptions += o.exceptions
+			r.hasAppFrame = r.hasAppFrame || o.hasAppFrame
+			for fam := range o.Families {
+				r.Families[fam] = true
+			}
+			r.Support = append(r.Support, o.Support...)
+			o.Score = -1
+		}
+	}
 	// A failure the traces saw without saying what it was (no signature)
 	// and a typed explanation in the same service's logs at the same time
 	// are one failure.
@@ -714,6 +735,9 @@ func anchorOf(c *candidate) *Frame {
 		}
 		if f.Family == FamilyTraces {
 			n *= 2 // a frame tied to a failing request outranks a log line
+		}
+		if f.Signature != "" && f.Signature == c.Signature {
+			n *= 2 // where the error that defines the candidate was raised
 		}
 		count[k] += n
 		if _, seen := frames[k]; !seen {

@@ -155,3 +155,9 @@ func TestDeepLiveness(t *testing.T) {
 	refused.Quote = "Liveness probe failed: Get \"http://10.1.2.3:8081/healthz\": dial tcp 10.1.2.3:8081: connect: connection refused"
 	assert.False(t, (&candidate{Support: []Finding{refused, slowDB}}).deepLiveness(), "a refused probe is a port problem")
 }
+
+func TestLockLostLocatesTheLease(t *testing.T) {
+	window := []string{"  32              try {", "  33                  if (!lock.tryLock(0, 30, TimeUnit.SECONDS)) {", "> 39                      lock.unlock();"}
+	assert.Equal(t, 33, windowMatch(window, leaseAcquireRE))
+	assert.Zero(t, windowMatch([]string{"  33      if (!lock.tryLock()) {"}, leaseAcquireRE), "a watchdog-renewed lock has no fixed lease")
+}

@@ -438,6 +438,13 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			if n := sharedDeclaration(window); n > 0 {
 				rc.Line = n
 			}
+			// A lock lost while its holder still worked: the fixed lease
+			// taken where the lock is acquired is what ran out.
+			if c.hasSignature("lock-lost") {
+				if n := windowMatch(window, leaseAcquireRE); n > 0 {
+					rc.Line = n
+				}
+			}
 		}
 	}
 	rc.Bucket = bucket
@@ -1187,4 +1194,24 @@ func (c *candidate) deepLiveness() bool {
 		}
 	}
 	return (killed || liveness) && dependency
+}
+
+// leaseAcquireRE: a lock taken with a fixed lease (Redisson tryLock(wait,
+// lease, unit), lock(lease, unit), SET NX PX, setIfAbsent with a duration).
+var leaseAcquireRE = regexp.MustCompile(`tryLock\(\s*\w+\s*,\s*\w+\s*,|\.lock\(\s*\d+\s*,|\bNX\b.*\bPX\b|\bPX\b.*\bNX\b|setIfAbsent\([^)]*,\s*(?:Duration|\d)|acquire\([^)]*(?:ttl|lease|timeout)`)
+
+// windowMatch returns the first line of a source window the expression
+// matches, 0 when none.
+func windowMatch(window []string, re *regexp.Regexp) int {
+	for _, row := range window {
+		t := strings.TrimLeft(row, "> ")
+		var n int
+		if _, err := fmt.Sscanf(t, "%d", &n); err != nil {
+			continue
+		}
+		if re.MatchString(t) {
+			return n
+		}
+	}
+	return 0
 }

@@ -46,6 +46,8 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"error: no more connections allowed (max_client_conn)", "server-connlimit", ErrResourceExhaustion},
 		{"write /var/lib/data/segment: no space left on device", "disk-full", ErrResourceExhaustion},
 		{"ERROR: deadlock detected", "db-deadlock", ErrRace},
+		{"java.lang.IllegalMonitorStateException: attempt to unlock lock, not locked by current thread by node id: 7c1f thread-id: 88", "lock-lost", ErrRace},
+		{"io.lettuce.core.RedisCommandExecutionException: ERR invalid expire time in 'psetex' command", "redis-invalid-arg", ErrRuntime},
 		{`{"level":"error","msg":"get document failed","error":"document 8842 not found"}`, "record-not-found", ErrDataValidation},
 		{"DETAIL:  Unicode low surrogate must follow a high surrogate.", "lone-surrogate", ErrDataValidation},
 		{"System.ArgumentOutOfRangeException: The added or subtracted value results in an un-representable DateTime. (Parameter 'value')", "value-out-of-range", ErrDataValidation},

@@ -86,6 +86,15 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if rc.ErrorType == ErrRace && c.hasSignature("lock-lost") {
+			loc := firstNonEmpty(rc.File, c.Service)
+			if rc.File != "" {
+				loc = fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			}
+			fix.Summary = fmt.Sprintf("The lock taken at %s has a fixed lease that expires while the work still runs: another instance then acquires it and does the same work (duplicates), and the first one's unlock fails. Let the lock renew itself while held (Redisson's watchdog: tryLock without a lease time, or lock()), or make the lease longer than the slowest run and make the work idempotent (a unique key, as the duplicate-key errors show already exists).", loc)
+			fix.Steps = []string{"Drop the fixed lease or renew it while the work runs", "Make the guarded work idempotent", "Alert on unlock failures and duplicate-key errors"}
+			fix.Flake.Conditions += "; a run outlives the lock's lease"
+		}
 		if rc.ErrorType == ErrRace && ev.readBeforeCommit(c) {
 			loc := firstNonEmpty(rc.File, c.Service)
 			if rc.File != "" {

@@ -27,12 +27,12 @@ const (
 	FieldLivenessPort  = "liveness_port"
 	FieldContainerPort = "container_port"
 	FieldReplicas      = "replicas"
-	FieldMaxReplicas   = "max_replicas" // HorizontalPodAutoscaler spec.maxReplicas
-	FieldIssuer        = "issuer_ref"   // cert-manager Certificate issuerRef.name
-	FieldTLS           = "tls"          // trust stores, CA bundles, certificate settings
-	FieldConfigKey     = "config_key"   // a key named by the evidence in a config file
-	FieldPDBSelector   = "pdb_selector" // PodDisruptionBudget spec.selector
-	FieldDNSNames      = "dns_names"    // cert-manager Certificate spec.dnsNames
+	FieldMaxReplicas   = "max_replicas"  // HorizontalPodAutoscaler spec.maxReplicas
+	FieldIssuer        = "issuer_ref"    // cert-manager Certificate issuerRef.name
+	FieldTLS           = "tls"           // trust stores, CA bundles, certificate settings
+	FieldConfigKey     = "config_key"    // a key named by the evidence in a config file
+	FieldPDBSelector   = "pdb_selector"  // PodDisruptionBudget spec.selector
+	FieldDNSNames      = "dns_names"     // cert-manager Certificate spec.dnsNames
 	FieldLivenessPath  = "liveness_path" // livenessProbe.httpGet.path
 )
 

@@ -143,6 +143,8 @@ var libraryModulePrefixes = []string{
 	"io.micrometer.", "org.eclipse.", "io.opentelemetry.", "io.undertow.", "okhttp3.", "com.google.",
 	"org.slf4j.", "ch.qos.", "org.junit.", "io.vertx.", "io.quarkus.", "com.mysql.", "org.postgresql.",
 	"System.", "Microsoft.", "Npgsql.", "Grpc.", "Newtonsoft.", "StackExchange.",
+	"org.redisson.", "io.lettuce.", "redis.clients.", "org.mongodb.", "com.mongodb.", "software.amazon.", "com.amazonaws.",
+	"io.ktor.", "akka.", "org.apache.pekko.", "com.datastax.", "org.jooq.", "feign.", "retrofit2.", "io.github.resilience4j.",
 }
 
 var goLibraryFuncPrefixes = []string{

@@ -558,7 +558,8 @@ const hungCallFloor = 30 * time.Second
 func hungCall(ts []*Span) (Finding, bool) {
 	var top *Span // the shortest failing span: the timeout that was hit
 	for _, s := range ts {
-		if s.Error && (top == nil || s.Duration < top.Duration) && s.Duration > 0 {
+		// A caller's timeout is at least a second; faster failures are errors.
+		if s.Error && (top == nil || s.Duration < top.Duration) && s.Duration >= time.Second {
 			top = s
 		}
 	}

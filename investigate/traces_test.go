@@ -90,3 +90,12 @@ func TestRejectedWith429SaysSo(t *testing.T) {
 	assert.Equal(t, "rate-limited", an.Findings[0].Signature)
 	assert.Equal(t, "429 Too Many Requests", an.Findings[0].Quote)
 }
+
+func TestFastErrorsAreNotATimeoutForHungCalls(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 21, 0, 0, time.UTC)
+	job := Span{TraceID: "t", SpanID: "j", Service: "invoice-scheduler", Name: "tick", Kind: "internal", Start: t0, Duration: 20 * time.Millisecond, Error: true}
+	render := Span{TraceID: "t", SpanID: "r", ParentID: "j", Service: "invoice-scheduler", Name: "POST", Kind: "client", Start: t0, Duration: 37 * time.Second,
+		Attrs: map[string]string{"url.full": "http://pdf-renderer.billing.svc:3000/render"}}
+	_, ok := hungCall([]*Span{&job, &render})
+	assert.False(t, ok, "a failure after 20 ms is no caller timing out")
+}
