@@ -19,6 +19,8 @@ const (
 	holdout2Dir = "../testdata/holdout2"
 	holdout3Dir = "../testdata/holdout3"
 	holdout4Dir = "../testdata/holdout4"
+	holdout5Dir = "../testdata/holdout5"
+	holdout6Dir = "../testdata/holdout6"
 )
 
 func evaluate(t *testing.T, roots ...string) ([]Case, Summary) {
@@ -56,11 +58,11 @@ func TestExamplesAllCorrect(t *testing.T) {
 // least 90% root causes right over our own corpus and the independently
 // written sets together (each set also keeps its own floor, so a
 // regression in one is not hidden by the others; the newest sets, tuned
-// on least, have a lower floor).
+// on least, have lower floors: holdout6 holds today's 50%).
 func TestCorpus(t *testing.T) {
-	floors := map[string]float64{corpusDir: 0.9, holdoutDir: 0.9, holdout2Dir: 0.9, holdout3Dir: 0.8, holdout4Dir: 0.8}
+	floors := map[string]float64{corpusDir: 0.9, holdoutDir: 0.9, holdout2Dir: 0.9, holdout3Dir: 0.8, holdout4Dir: 0.8, holdout5Dir: 0.8, holdout6Dir: 0.4}
 	var right, total int
-	for _, dir := range []string{corpusDir, holdoutDir, holdout2Dir, holdout3Dir, holdout4Dir} {
+	for _, dir := range []string{corpusDir, holdoutDir, holdout2Dir, holdout3Dir, holdout4Dir, holdout5Dir, holdout6Dir} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			if _, err := os.Stat(dir); err != nil {
 				t.Fatalf("scenarios missing: %v", err)
