@@ -87,9 +87,9 @@ def build():
         }
 
         type matchRequest struct {
-        	RideID   string    `json:"ride_id"`
-        	Pickup   geoPoint  `json:"pickup"`
-        	PreferEV bool      `json:"prefer_ev"`
+        	RideID   string   `json:"ride_id"`
+        	Pickup   geoPoint `json:"pickup"`
+        	PreferEV bool     `json:"prefer_ev"`
         }
 
         func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

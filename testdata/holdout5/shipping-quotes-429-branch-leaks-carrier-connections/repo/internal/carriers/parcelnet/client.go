@@ -20,7 +20,7 @@ type Client struct {
 
 type RateLimitedError struct{ RetryAfter time.Duration }
 
-func (e *RateLimitedError) Error() string { return fmt.Sprintf("parcelnet: rate limited, retry after %s", e.RetryAfter) }
+func (e *RateLimitedError) Error() string { return "parcelnet: rate limited (HTTP 429)" }
 
 func New(baseURL, apiKey string) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()

@@ -15,9 +15,9 @@ type Handler struct {
 }
 
 type matchRequest struct {
-	RideID   string    `json:"ride_id"`
-	Pickup   geoPoint  `json:"pickup"`
-	PreferEV bool      `json:"prefer_ev"`
+	RideID   string   `json:"ride_id"`
+	Pickup   geoPoint `json:"pickup"`
+	PreferEV bool     `json:"prefer_ev"`
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -24,6 +24,6 @@ func (c *Client) Speed(ctx context.Context, segment string) (float64, error) {
 		return 0, fmt.Errorf("traffic-model: %w", err)
 	}
 	defer resp.Body.Close()
-	var out struct{ KPH float64 `json:"kph"` }
+	var out struct{ KPH float64 }
 	return out.KPH, json.NewDecoder(resp.Body).Decode(&out)
 }
