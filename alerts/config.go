@@ -1,7 +1,6 @@
 package alerts
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoheal/autoheal/config"
+	"github.com/autoheal/autoheal/config/yamlfile"
 )
 
 // ConfigEnv names the environment variable holding the config file's path.
@@ -188,23 +188,7 @@ func mergeLabels(a, b []string) []string {
 }
 
 // ConfigError is one problem in the config file, with its line.
-type ConfigError struct {
-	File string
-	Line int
-	Path string // routing.routes[2].matchers[0]
-	Msg  string
-}
-
-func (e *ConfigError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Path != "" {
-		return loc + ": " + e.Path + ": " + e.Msg
-	}
-	return loc + ": " + e.Msg
-}
+type ConfigError = yamlfile.Error
 
 // LoadConfig reads and parses the config file at path.
 func LoadConfig(path string) (*Config, error) {
@@ -220,24 +204,20 @@ func LoadConfig(path string) (*Config, error) {
 // the product); inside routing every key must be known, and every error
 // names its line. All problems are reported at once.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &ConfigError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	root, err := yamlfile.Root(name, data, "routing:, …")
+	if err != nil {
+		return nil, err
 	}
 	cfg := &Config{}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	if root == nil {
 		return cfg, nil // empty file
 	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, &ConfigError{File: name, Line: root.Line, Msg: "the config file must be a mapping of sections (routing:, …)"}
-	}
-	p := &parser{file: name}
+	p := &parser{yamlfile.Parser{File: name}}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
-			p.errf(k, k.Value, "section defined twice")
+			p.Errf(k, k.Value, "section defined twice")
 			continue
 		}
 		seen[k.Value] = true
@@ -245,123 +225,67 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			cfg.Routing = p.routing(v)
 		}
 	}
-	if err := errors.Join(p.errs...); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-type parser struct {
-	file string
-	errs []error
-}
-
-func (p *parser) errf(n *yaml.Node, path, format string, a ...any) {
-	line := 0
-	if n != nil {
-		line = n.Line
-	}
-	p.errs = append(p.errs, &ConfigError{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, a...)})
-}
-
-// fields walks a mapping, calling the handler of each known key and
-// reporting unknown and repeated keys.
-func (p *parser) fields(n *yaml.Node, path string, handlers map[string]func(v *yaml.Node, path string)) {
-	if n.Kind != yaml.MappingNode {
-		p.errf(n, path, "must be a mapping")
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		sub := path + "." + k.Value
-		h, ok := handlers[k.Value]
-		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			sort.Strings(known)
-			p.errf(k, sub, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
-			continue
-		}
-		if seen[k.Value] {
-			p.errf(k, sub, "defined twice")
-			continue
-		}
-		seen[k.Value] = true
-		h(v, sub)
-	}
-}
-
-func (p *parser) scalar(n *yaml.Node, path string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.errf(n, path, "must be a single value")
-		return "", false
-	}
-	return strings.TrimSpace(n.Value), true
-}
+// parser reads the routing section.
+type parser struct{ yamlfile.Parser }
 
 func (p *parser) str(n *yaml.Node, path string, into *string) {
-	if v, ok := p.scalar(n, path); ok {
+	if v, ok := p.Scalar(n, path); ok {
 		*into = v
 	}
 }
 
 func (p *parser) boolean(n *yaml.Node, path string, into *bool) {
-	v, ok := p.scalar(n, path)
+	v, ok := p.Scalar(n, path)
 	if !ok {
 		return
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil || n.Tag != "!!bool" {
-		p.errf(n, path, "must be true or false, got %q", v)
+		p.Errf(n, path, "must be true or false, got %q", v)
 		return
 	}
 	*into = b
 }
 
 func (p *parser) duration(n *yaml.Node, path string, into *time.Duration, allowZero bool) {
-	v, ok := p.scalar(n, path)
+	v, ok := p.Scalar(n, path)
 	if !ok {
 		return
 	}
 	d, err := model.ParseDuration(v)
 	switch {
 	case err != nil:
-		p.errf(n, path, "%q is not a duration (use 90s, 30m, 4h, 1d)", v)
+		p.Errf(n, path, "%q is not a duration (use 90s, 30m, 4h, 1d)", v)
 	case time.Duration(d) == 0 && !allowZero:
-		p.errf(n, path, "must be positive")
+		p.Errf(n, path, "must be positive")
 	case time.Duration(d) > maxDuration:
-		p.errf(n, path, "%s is longer than %s", v, model.Duration(maxDuration))
+		p.Errf(n, path, "%s is longer than %s", v, model.Duration(maxDuration))
 	default:
 		*into = time.Duration(d)
 	}
 }
 
-func (p *parser) list(n *yaml.Node, path string) []*yaml.Node {
-	if n.Kind != yaml.SequenceNode {
-		p.errf(n, path, "must be a list")
-		return nil
-	}
-	return n.Content
-}
-
 func (p *parser) labels(n *yaml.Node, path string, into *[]string) {
 	seen := map[string]bool{}
 	var out []string
-	for i, it := range p.list(n, path) {
+	for i, it := range p.List(n, path) {
 		sub := fmt.Sprintf("%s[%d]", path, i)
-		v, ok := p.scalar(it, sub)
+		v, ok := p.Scalar(it, sub)
 		if !ok {
 			continue
 		}
 		if !labelNameRE.MatchString(v) {
-			p.errf(it, sub, "%q is not a label name", v)
+			p.Errf(it, sub, "%q is not a label name", v)
 			continue
 		}
 		if seen[v] {
-			p.errf(it, sub, "label %q listed twice", v)
+			p.Errf(it, sub, "label %q listed twice", v)
 			continue
 		}
 		seen[v] = true
@@ -373,15 +297,15 @@ func (p *parser) labels(n *yaml.Node, path string, into *[]string) {
 
 func (p *parser) matchers(n *yaml.Node, path string, into *[]Matcher) {
 	var out []Matcher
-	for i, it := range p.list(n, path) {
+	for i, it := range p.List(n, path) {
 		sub := fmt.Sprintf("%s[%d]", path, i)
-		v, ok := p.scalar(it, sub)
+		v, ok := p.Scalar(it, sub)
 		if !ok {
 			continue
 		}
 		m, err := ParseMatcher(v)
 		if err != nil {
-			p.errf(it, sub, "%v", err)
+			p.Errf(it, sub, "%v", err)
 			continue
 		}
 		out = append(out, m)
@@ -392,12 +316,12 @@ func (p *parser) matchers(n *yaml.Node, path string, into *[]Matcher) {
 var channelIDRE = regexp.MustCompile(`^[CG][A-Z0-9]{2,24}$`)
 
 func (p *parser) channel(n *yaml.Node, path string, into *string) {
-	v, ok := p.scalar(n, path)
+	v, ok := p.Scalar(n, path)
 	if !ok {
 		return
 	}
 	if !channelIDRE.MatchString(v) {
-		p.errf(n, path, "%q is not a Slack channel id (C… or G…; copy it from the channel's details, names can change)", v)
+		p.Errf(n, path, "%q is not a Slack channel id (C… or G…; copy it from the channel's details, names can change)", v)
 		return
 	}
 	*into = v
@@ -410,15 +334,15 @@ func (p *parser) policy(n *yaml.Node, path string) *Policy {
 		return pol
 	}
 	pol := &Policy{Enabled: true}
-	p.fields(n, path, map[string]func(*yaml.Node, string){
-		"severities": func(v *yaml.Node, path string) {
-			for i, it := range p.list(v, path) {
-				if s, ok := p.scalar(it, fmt.Sprintf("%s[%d]", path, i)); ok && s != "" {
+	p.Fields(n, path, map[string]func(_, v *yaml.Node, path string){
+		"severities": func(_, v *yaml.Node, path string) {
+			for i, it := range p.List(v, path) {
+				if s, ok := p.Scalar(it, fmt.Sprintf("%s[%d]", path, i)); ok && s != "" {
 					pol.Severities = append(pol.Severities, strings.ToLower(s))
 				}
 			}
 		},
-		"matchers": func(v *yaml.Node, path string) { p.matchers(v, path, &pol.Matchers) },
+		"matchers": func(_, v *yaml.Node, path string) { p.matchers(v, path, &pol.Matchers) },
 	})
 	return pol
 }
@@ -426,7 +350,7 @@ func (p *parser) policy(n *yaml.Node, path string) *Policy {
 func (p *parser) session(n *yaml.Node, path string) map[string]string {
 	out := map[string]string{}
 	if n.Kind != yaml.MappingNode {
-		p.errf(n, path, "must be a mapping of settings (repo: acme/shop)")
+		p.Errf(n, path, "must be a mapping of settings (repo: acme/shop)")
 		return out
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -434,23 +358,23 @@ func (p *parser) session(n *yaml.Node, path string) map[string]string {
 		sub := path + "." + k.Value
 		key, ok := config.Lookup(k.Value)
 		if !ok {
-			p.errf(k, sub, "unknown setting %q (known: %s)", k.Value, strings.Join(config.Names(), ", "))
+			p.Errf(k, sub, "unknown setting %q (known: %s)", k.Value, strings.Join(config.Names(), ", "))
 			continue
 		}
 		if key.Secret {
-			p.errf(k, sub, "%s is a secret: set it with %s or /autoheal config, never in this file", key.Name, key.Env)
+			p.Errf(k, sub, "%s is a secret: set it with %s or /autoheal config, never in this file", key.Name, key.Env)
 			continue
 		}
 		if _, dup := out[key.Name]; dup {
-			p.errf(k, sub, "defined twice")
+			p.Errf(k, sub, "defined twice")
 			continue
 		}
-		val, ok := p.scalar(v, sub)
+		val, ok := p.Scalar(v, sub)
 		if !ok {
 			continue
 		}
 		if _, err := config.Check(key.Name, val); err != nil {
-			p.errf(v, sub, "%v", err)
+			p.Errf(v, sub, "%v", err)
 			continue
 		}
 		out[key.Name] = val
@@ -461,25 +385,25 @@ func (p *parser) session(n *yaml.Node, path string) map[string]string {
 func (p *parser) routing(n *yaml.Node) *Routing {
 	r := DefaultRouting("")
 	defaultLine := n
-	p.fields(n, "routing", map[string]func(*yaml.Node, string){
-		"default_channel":  func(v *yaml.Node, path string) { defaultLine = v; p.channel(v, path, &r.DefaultChannel) },
-		"cooldown":         func(v *yaml.Node, path string) { p.duration(v, path, &r.Cooldown, true) },
-		"dedupe_window":    func(v *yaml.Node, path string) { p.duration(v, path, &r.DedupeWindow, false) },
-		"issue_key_labels": func(v *yaml.Node, path string) { p.labels(v, path, &r.IssueKeyLabels) },
-		"required_labels":  func(v *yaml.Node, path string) { p.labels(v, path, &r.RequiredLabels) },
-		"investigate":      func(v *yaml.Node, path string) { r.Investigate = *p.policy(v, path) },
-		"session":          func(v *yaml.Node, path string) { r.Session = p.session(v, path) },
-		"routes": func(v *yaml.Node, path string) {
-			items := p.list(v, path)
+	p.Fields(n, "routing", map[string]func(_, v *yaml.Node, path string){
+		"default_channel":  func(_, v *yaml.Node, path string) { defaultLine = v; p.channel(v, path, &r.DefaultChannel) },
+		"cooldown":         func(_, v *yaml.Node, path string) { p.duration(v, path, &r.Cooldown, true) },
+		"dedupe_window":    func(_, v *yaml.Node, path string) { p.duration(v, path, &r.DedupeWindow, false) },
+		"issue_key_labels": func(_, v *yaml.Node, path string) { p.labels(v, path, &r.IssueKeyLabels) },
+		"required_labels":  func(_, v *yaml.Node, path string) { p.labels(v, path, &r.RequiredLabels) },
+		"investigate":      func(_, v *yaml.Node, path string) { r.Investigate = *p.policy(v, path) },
+		"session":          func(_, v *yaml.Node, path string) { r.Session = p.session(v, path) },
+		"routes": func(_, v *yaml.Node, path string) {
+			items := p.List(v, path)
 			if len(items) > maxRoutes {
-				p.errf(v, path, "%d routes, at most %d", len(items), maxRoutes)
+				p.Errf(v, path, "%d routes, at most %d", len(items), maxRoutes)
 				return
 			}
 			names := map[string]int{}
 			for i, it := range items {
 				rt := p.route(it, fmt.Sprintf("%s[%d]", path, i), i)
 				if prev, dup := names[rt.Name]; dup {
-					p.errf(it, fmt.Sprintf("%s[%d].name", path, i), "route name %q is also used by routes[%d]", rt.Name, prev)
+					p.Errf(it, fmt.Sprintf("%s[%d].name", path, i), "route name %q is also used by routes[%d]", rt.Name, prev)
 				}
 				names[rt.Name] = i
 				r.Routes = append(r.Routes, rt)
@@ -487,7 +411,7 @@ func (p *parser) routing(n *yaml.Node) *Routing {
 		},
 	})
 	if n.Kind == yaml.MappingNode && r.DefaultChannel == "" {
-		p.errf(defaultLine, "routing.default_channel", "is required: the Slack channel id (C…) that gets alerts no route matches")
+		p.Errf(defaultLine, "routing.default_channel", "is required: the Slack channel id (C…) that gets alerts no route matches")
 	}
 	return r
 }
@@ -495,28 +419,28 @@ func (p *parser) routing(n *yaml.Node) *Routing {
 func (p *parser) route(n *yaml.Node, path string, i int) Route {
 	rt := Route{Name: fmt.Sprintf("routes[%d]", i)}
 	hasMatchers := false
-	p.fields(n, path, map[string]func(*yaml.Node, string){
-		"name": func(v *yaml.Node, path string) {
-			if s, ok := p.scalar(v, path); ok {
+	p.Fields(n, path, map[string]func(_, v *yaml.Node, path string){
+		"name": func(_, v *yaml.Node, path string) {
+			if s, ok := p.Scalar(v, path); ok {
 				if s == "" || len(s) > 64 {
-					p.errf(v, path, "must be 1-64 characters")
+					p.Errf(v, path, "must be 1-64 characters")
 					return
 				}
 				rt.Name = s
 			}
 		},
-		"matchers": func(v *yaml.Node, path string) { hasMatchers = true; p.matchers(v, path, &rt.Matchers) },
-		"channel":  func(v *yaml.Node, path string) { p.channel(v, path, &rt.Channel) },
-		"ignore":   func(v *yaml.Node, path string) { p.boolean(v, path, &rt.Ignore) },
-		"investigate": func(v *yaml.Node, path string) {
+		"matchers": func(_, v *yaml.Node, path string) { hasMatchers = true; p.matchers(v, path, &rt.Matchers) },
+		"channel":  func(_, v *yaml.Node, path string) { p.channel(v, path, &rt.Channel) },
+		"ignore":   func(_, v *yaml.Node, path string) { p.boolean(v, path, &rt.Ignore) },
+		"investigate": func(_, v *yaml.Node, path string) {
 			rt.Investigate = p.policy(v, path)
 		},
-		"cooldown":         func(v *yaml.Node, path string) { p.duration(v, path, &rt.Cooldown, false) },
-		"issue_key_labels": func(v *yaml.Node, path string) { p.labels(v, path, &rt.IssueKeyLabels) },
-		"session":          func(v *yaml.Node, path string) { rt.Session = p.session(v, path) },
+		"cooldown":         func(_, v *yaml.Node, path string) { p.duration(v, path, &rt.Cooldown, false) },
+		"issue_key_labels": func(_, v *yaml.Node, path string) { p.labels(v, path, &rt.IssueKeyLabels) },
+		"session":          func(_, v *yaml.Node, path string) { rt.Session = p.session(v, path) },
 	})
 	if n.Kind == yaml.MappingNode && !hasMatchers {
-		p.errf(n, path+".matchers", "is required (a route without matchers would catch every alert; use default_channel for that)")
+		p.Errf(n, path+".matchers", "is required (a route without matchers would catch every alert; use default_channel for that)")
 	}
 	return rt
 }

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/autoheal/autoheal/config/yamlfile"
 )
 
 // ConfigSection is the top-level key of the AUTOHEAL_CONFIG file that lists
@@ -35,23 +35,7 @@ import (
 const ConfigSection = "mcp_servers"
 
 // FileError is one problem of the mcp_servers section, with its line.
-type FileError struct {
-	File string
-	Line int
-	Path string // mcp_servers[0].headers.Authorization
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Path != "" {
-		return loc + ": " + e.Path + ": " + e.Msg
-	}
-	return loc + ": " + e.Msg
-}
+type FileError = yamlfile.Error
 
 // LoadConfigFile reads the mcp_servers section of the config file at path
 // (nil when the file has none).
@@ -69,16 +53,9 @@ func LoadConfigFile(path string) ([]ServerConfig, error) {
 // validated (see ServerConfig.Validate) and names are unique. All problems
 // are reported at once.
 func ParseConfigFile(name string, data []byte) ([]ServerConfig, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &FileError{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, &FileError{File: name, Line: root.Line, Msg: "the config file must be a mapping of sections (routing:, mcp_servers:, …)"}
+	root, err := yamlfile.Root(name, data, "routing:, mcp_servers:, …")
+	if err != nil || root == nil {
+		return nil, err
 	}
 	var section *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -92,73 +69,25 @@ func ParseConfigFile(name string, data []byte) ([]ServerConfig, error) {
 	if section == nil || section.Tag == "!!null" {
 		return nil, nil
 	}
-	p := &fileParser{file: name}
+	p := &fileParser{yamlfile.Parser{File: name}}
 	servers := p.servers(section)
-	if err := errors.Join(p.errs...); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return servers, nil
 }
 
-type fileParser struct {
-	file string
-	errs []error
-}
-
-func (p *fileParser) errf(n *yaml.Node, path, format string, a ...any) {
-	line := 0
-	if n != nil {
-		line = n.Line
-	}
-	p.errs = append(p.errs, &FileError{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, a...)})
-}
-
-// fields walks a mapping, calling the handler of each known key and
-// reporting unknown and repeated keys.
-func (p *fileParser) fields(n *yaml.Node, path string, handlers map[string]func(k, v *yaml.Node, path string)) {
-	if n.Kind != yaml.MappingNode {
-		p.errf(n, path, "must be a mapping")
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		sub := path + "." + k.Value
-		h, ok := handlers[k.Value]
-		if !ok {
-			known := make([]string, 0, len(handlers))
-			for name := range handlers {
-				known = append(known, name)
-			}
-			sort.Strings(known)
-			p.errf(k, sub, "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
-			continue
-		}
-		if seen[k.Value] {
-			p.errf(k, sub, "defined twice")
-			continue
-		}
-		seen[k.Value] = true
-		h(k, v, sub)
-	}
-}
-
-func (p *fileParser) scalar(n *yaml.Node, path string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		p.errf(n, path, "must be a single value")
-		return "", false
-	}
-	return strings.TrimSpace(n.Value), true
-}
+// fileParser reads the mcp_servers section.
+type fileParser struct{ yamlfile.Parser }
 
 func (p *fileParser) strings(n *yaml.Node, path string) []string {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, path, "must be a list")
+		p.Errf(n, path, "must be a list")
 		return nil
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, it := range n.Content {
-		if v, ok := p.scalar(it, fmt.Sprintf("%s[%d]", path, i)); ok {
+		if v, ok := p.Scalar(it, fmt.Sprintf("%s[%d]", path, i)); ok {
 			out = append(out, v)
 		}
 	}
@@ -167,33 +96,33 @@ func (p *fileParser) strings(n *yaml.Node, path string) []string {
 
 func (p *fileParser) servers(n *yaml.Node) []ServerConfig {
 	if n.Kind != yaml.SequenceNode {
-		p.errf(n, ConfigSection, "must be a list of servers (- name: …)")
+		p.Errf(n, ConfigSection, "must be a list of servers (- name: …)")
 		return nil
 	}
 	if len(n.Content) > MaxServers {
-		p.errf(n, ConfigSection, "%d servers, at most %d", len(n.Content), MaxServers)
+		p.Errf(n, ConfigSection, "%d servers, at most %d", len(n.Content), MaxServers)
 		return nil
 	}
 	var out []ServerConfig
 	names := map[string]int{}
 	for i, it := range n.Content {
 		path := fmt.Sprintf("%s[%d]", ConfigSection, i)
-		before := len(p.errs)
+		before := p.Count()
 		c := p.server(it, path)
-		if len(p.errs) > before {
+		if p.Count() > before {
 			continue // Validate would repeat what is already reported
 		}
 		if err := c.Validate(); err != nil {
 			var ce *ConfigError
 			if errors.As(err, &ce) {
-				p.errf(it, path+"."+ce.Field, "%v", ce.Err.Error()+detail(ce.Detail))
+				p.Errf(it, path+"."+ce.Field, "%v", ce.Err.Error()+detail(ce.Detail))
 			} else {
-				p.errf(it, path, "%v", err)
+				p.Errf(it, path, "%v", err)
 			}
 			continue
 		}
 		if prev, dup := names[c.Name]; dup {
-			p.errf(it, path+".name", "server name %q is also used by %s[%d]", c.Name, ConfigSection, prev)
+			p.Errf(it, path+".name", "server name %q is also used by %s[%d]", c.Name, ConfigSection, prev)
 			continue
 		}
 		names[c.Name] = i
@@ -212,34 +141,34 @@ func detail(d string) string {
 func (p *fileParser) server(n *yaml.Node, path string) ServerConfig {
 	var c ServerConfig
 	hasName := false
-	p.fields(n, path, map[string]func(k, v *yaml.Node, path string){
+	p.Fields(n, path, map[string]func(k, v *yaml.Node, path string){
 		"name": func(_, v *yaml.Node, path string) {
-			if s, ok := p.scalar(v, path); ok {
+			if s, ok := p.Scalar(v, path); ok {
 				hasName = true
 				if len(s) > MaxServerNameLen || !serverNameRE.MatchString(s) {
-					p.errf(v, path, "%q: want lower-case letters, digits and dashes, at most %d characters", truncate(s, 40), MaxServerNameLen)
+					p.Errf(v, path, "%q: want lower-case letters, digits and dashes, at most %d characters", truncate(s, 40), MaxServerNameLen)
 					return
 				}
 				c.Name = s
 			}
 		},
 		"transport": func(_, v *yaml.Node, path string) {
-			if s, ok := p.scalar(v, path); ok {
+			if s, ok := p.Scalar(v, path); ok {
 				switch s {
 				case TransportHTTP, TransportSSE, TransportStdio:
 					c.Kind = s
 				default:
-					p.errf(v, path, "%q: want http, sse or stdio", truncate(s, 20))
+					p.Errf(v, path, "%q: want http, sse or stdio", truncate(s, 20))
 				}
 			}
 		},
 		"url": func(_, v *yaml.Node, path string) {
-			if s, ok := p.scalar(v, path); ok {
+			if s, ok := p.Scalar(v, path); ok {
 				c.URL = s
 			}
 		},
 		"command": func(_, v *yaml.Node, path string) {
-			if s, ok := p.scalar(v, path); ok {
+			if s, ok := p.Scalar(v, path); ok {
 				c.Command = s
 			}
 		},
@@ -247,7 +176,7 @@ func (p *fileParser) server(n *yaml.Node, path string) ServerConfig {
 		"env": func(_, v *yaml.Node, path string) {
 			for i, e := range p.strings(v, path) {
 				if !envNameRE.MatchString(e) {
-					p.errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "%q is not a variable name (list names, not NAME=value)", truncate(e, 40))
+					p.Errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "%q is not a variable name (list names, not NAME=value)", truncate(e, 40))
 					continue
 				}
 				c.Env = append(c.Env, e)
@@ -259,9 +188,9 @@ func (p *fileParser) server(n *yaml.Node, path string) ServerConfig {
 			for i, t := range p.strings(v, path) {
 				switch {
 				case !toolNameRE.MatchString(t):
-					p.errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "%q is not a tool name", truncate(t, 40))
+					p.Errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "%q is not a tool name", truncate(t, 40))
 				case seen[t]:
-					p.errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "tool %q listed twice", t)
+					p.Errf(v.Content[i], fmt.Sprintf("%s[%d]", path, i), "tool %q listed twice", t)
 				default:
 					seen[t] = true
 					c.Tools = append(c.Tools, t)
@@ -269,20 +198,20 @@ func (p *fileParser) server(n *yaml.Node, path string) ServerConfig {
 			}
 		},
 		"timeout": func(_, v *yaml.Node, path string) {
-			s, ok := p.scalar(v, path)
+			s, ok := p.Scalar(v, path)
 			if !ok {
 				return
 			}
 			d, err := time.ParseDuration(s)
 			if err != nil || d <= 0 || d > MaxCallTimeout {
-				p.errf(v, path, "%q: want a duration from 1s to %s (default %s)", truncate(s, 20), MaxCallTimeout, DefaultCallTimeout)
+				p.Errf(v, path, "%q: want a duration from 1s to %s (default %s)", truncate(s, 20), MaxCallTimeout, DefaultCallTimeout)
 				return
 			}
 			c.Timeout = d
 		},
 	})
 	if n.Kind == yaml.MappingNode && !hasName {
-		p.errf(n, path+".name", "is required (tools are offered as <name>__<tool>)")
+		p.Errf(n, path+".name", "is required (tools are offered as <name>__<tool>)")
 	}
 	return c
 }
@@ -291,7 +220,7 @@ func (p *fileParser) server(n *yaml.Node, path string) ServerConfig {
 // {file: /path}, each with an optional prefix in the mapping forms.
 func (p *fileParser) headers(n *yaml.Node, path string, c *ServerConfig) {
 	if n.Kind != yaml.MappingNode {
-		p.errf(n, path, "must be a mapping of header names to secret references (Authorization: ENV_NAME)")
+		p.Errf(n, path, "must be a mapping of header names to secret references (Authorization: ENV_NAME)")
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -299,37 +228,37 @@ func (p *fileParser) headers(n *yaml.Node, path string, c *ServerConfig) {
 		name := k.Value
 		sub := path + "." + name
 		if !headerNameRE.MatchString(name) {
-			p.errf(k, sub, "%q is not a header name", truncate(name, 40))
+			p.Errf(k, sub, "%q is not a header name", truncate(name, 40))
 			continue
 		}
 		_, dupEnv := c.Headers[name]
 		_, dupFile := c.HeaderFiles[name]
 		if dupEnv || dupFile {
-			p.errf(k, sub, "defined twice")
+			p.Errf(k, sub, "defined twice")
 			continue
 		}
 		var env, file, prefix string
 		if v.Kind == yaml.ScalarNode {
-			s, ok := p.scalar(v, sub)
+			s, ok := p.Scalar(v, sub)
 			if !ok {
 				continue
 			}
 			env = s
 		} else {
-			p.fields(v, sub, map[string]func(k, v *yaml.Node, path string){
+			p.Fields(v, sub, map[string]func(k, v *yaml.Node, path string){
 				"env": func(_, v *yaml.Node, path string) {
-					if s, ok := p.scalar(v, path); ok {
+					if s, ok := p.Scalar(v, path); ok {
 						env = s
 					}
 				},
 				"file": func(_, v *yaml.Node, path string) {
-					if s, ok := p.scalar(v, path); ok {
+					if s, ok := p.Scalar(v, path); ok {
 						file = s
 					}
 				},
 				"prefix": func(_, v *yaml.Node, path string) {
 					if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-						p.errf(v, path, "must be a single value")
+						p.Errf(v, path, "must be a single value")
 						return
 					}
 					prefix = v.Value // kept as written: "Bearer " ends with a space
@@ -339,20 +268,20 @@ func (p *fileParser) headers(n *yaml.Node, path string, c *ServerConfig) {
 				continue
 			}
 			if (env == "") == (file == "") {
-				p.errf(v, sub, "want exactly one of env: VARIABLE or file: /path")
+				p.Errf(v, sub, "want exactly one of env: VARIABLE or file: /path")
 				continue
 			}
 		}
 		switch {
 		case env != "" && !envNameRE.MatchString(env):
 			// Not echoed: it may be the secret itself, pasted by mistake.
-			p.errf(v, sub, "the value must name an environment variable that holds the secret (or use {file: /path}), never the secret itself")
+			p.Errf(v, sub, "the value must name an environment variable that holds the secret (or use {file: /path}), never the secret itself")
 			continue
 		case file != "" && (!strings.HasPrefix(file, "/") || strings.ContainsAny(file, "\x00\n")):
-			p.errf(v, sub, "file: want an absolute path (a mounted Secret)")
+			p.Errf(v, sub, "file: want an absolute path (a mounted Secret)")
 			continue
 		case len(prefix) > 64 || strings.ContainsAny(prefix, "\r\n\x00"):
-			p.errf(v, sub+".prefix", "must be one line of at most 64 bytes")
+			p.Errf(v, sub+".prefix", "must be one line of at most 64 bytes")
 			continue
 		}
 		if env != "" {
