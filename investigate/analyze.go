@@ -410,46 +410,14 @@ func (ev *evidence) candidates() []*candidate {
 	// Input that cannot be read as written (a byte-order mark, a foreign
 	// encoding) and runtime errors of the same service at the same time:
 	// the code trips over the input, the errors are its consequence.
-	for _, d := range sortedCandidates(by) {
-		if d.Score < 0 || !inputDefects[d.Signature] {
-			continue
-		}
-		for _, o := range sortedCandidates(by) {
-			if o == d || o.Score < 0 || o.Service != d.Service || (o.ErrorType != ErrRuntime && o.ErrorType != ErrNullPointer) || !aligned(o.First, d.First, 5*time.Minute) {
-				continue
-			}
-			d.logCause += o.logCause
-			d.traceOrigins += o.traceOrigins
-			d.exceptions += o.exceptions
-			d.hasAppFrame = d.hasAppFrame || o.hasAppFrame
-			for fam := range o.Families {
-				d.Families[fam] = true
-			}
-			d.Support = append(d.Support, o.Support...)
-			o.Score = -1
-		}
-	}
+	absorbConsequences(by, func(d *candidate) bool { return inputDefects[d.Signature] }, func(o *candidate) bool {
+		return o.ErrorType == ErrRuntime || o.ErrorType == ErrNullPointer
+	}, 5*time.Minute)
 	// A lock lost while its holder still worked and duplicate writes at the
 	// same time: the duplicates are the race's consequence.
-	for _, r := range sortedCandidates(by) {
-		if r.Score < 0 || !r.hasSignature("lock-lost") {
-			continue
-		}
-		for _, o := range sortedCandidates(by) {
-			if o == r || o.Score < 0 || o.Service != r.Service || o.ErrorType != ErrDataValidation || !uniqueViolationRE.MatchString(joinQuotes(o.Support)) || !aligned(o.First, r.First, 10*time.Minute) {
-				continue
-			}
-			r.logCause += o.logCause
-			r.traceOrigins += o.traceOrigins
-			r.exceptions += o.exceptions
-			r.hasAppFrame = r.hasAppFrame || o.hasAppFrame
-			for fam := range o.Families {
-				r.Families[fam] = true
-			}
-			r.Support = append(r.Support, o.Support...)
-			o.Score = -1
-		}
-	}
+	absorbConsequences(by, func(r *candidate) bool { return r.hasSignature("lock-lost") }, func(o *candidate) bool {
+		return o.ErrorType == ErrDataValidation && uniqueViolationRE.MatchString(joinQuotes(o.Support))
+	}, 10*time.Minute)
 	// A failure the traces saw without saying what it was (no signature)
 	// and a typed explanation in the same service's logs at the same time
 	// are one failure.
@@ -469,17 +437,7 @@ func (ev *evidence) candidates() []*candidate {
 		if best == nil {
 			continue
 		}
-		best.traceOrigins += u.traceOrigins
-		best.traceCallee += u.traceCallee
-		best.traceRelayed += u.traceRelayed
-		best.logCause += u.logCause
-		best.exceptions += u.exceptions
-		best.hasAppFrame = best.hasAppFrame || u.hasAppFrame
-		for fam := range u.Families {
-			best.Families[fam] = true
-		}
-		best.Support = append(best.Support, u.Support...)
-		u.Score = -1
+		best.absorb(u)
 	}
 	// An error that blames the other side of a connection (refused, out of
 	// connections, bad certificate), raised in a service whose traces could
@@ -959,3 +917,35 @@ func (ev *evidence) routeLimitsToOwners(cs []*candidate) {
 
 // inputDefects: input the code cannot read as written.
 var inputDefects = map[string]bool{"byte-order-mark": true, "text-encoding": true}
+
+// absorb makes o's failures part of c: its requests, lines, exceptions and
+// evidence count for c, and o is no longer a candidate of its own.
+func (c *candidate) absorb(o *candidate) {
+	c.traceOrigins += o.traceOrigins
+	c.traceCallee += o.traceCallee
+	c.traceRelayed += o.traceRelayed
+	c.logCause += o.logCause
+	c.exceptions += o.exceptions
+	c.hasAppFrame = c.hasAppFrame || o.hasAppFrame
+	for fam := range o.Families {
+		c.Families[fam] = true
+	}
+	c.Support = append(c.Support, o.Support...)
+	o.Score = -1
+}
+
+// absorbConsequences lets each candidate that explains others (cause)
+// absorb the candidates of the same service that are its consequences,
+// when they start within the given time of it.
+func absorbConsequences(by map[string]*candidate, cause, consequence func(*candidate) bool, within time.Duration) {
+	for _, c := range sortedCandidates(by) {
+		if c.Score < 0 || !cause(c) {
+			continue
+		}
+		for _, o := range sortedCandidates(by) {
+			if o != c && o.Score >= 0 && o.Service == c.Service && consequence(o) && aligned(o.First, c.First, within) {
+				c.absorb(o)
+			}
+		}
+	}
+}
