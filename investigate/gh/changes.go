@@ -46,43 +46,24 @@ func (c *Changes) Tools() []investigate.ToolSpec {
 
 var hunkRE = regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
-// AddedLines returns up to max added lines of a unified diff as
-// "line:text" rows (new-file line numbers), so the engine can point at the
-// exact changed setting or statement.
-func AddedLines(patch string, limit int) string {
-	var out []string
-	newLine := 0
-	for _, l := range strings.Split(patch, "\n") {
-		if m := hunkRE.FindStringSubmatch(l); m != nil {
-			newLine, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if newLine == 0 {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
-			if len(out) < limit {
-				text := strings.TrimPrefix(l, "+")
-				if len(text) > 200 {
-					text = text[:200]
-				}
-				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
-			}
-			newLine++
-		case strings.HasPrefix(l, "-"):
-		default:
-			newLine++
-		}
-	}
-	return strings.Join(out, "\n")
+// DiffLines are the lines of a unified diff as "line:text" rows in
+// new-file numbering (a removed line is numbered where it was removed), so
+// the engine can point at the exact changed setting or statement and see
+// what it sits next to.
+type DiffLines struct {
+	Added, Removed, Context string
 }
 
-// ContextLines returns up to limit unchanged lines a unified diff shows
-// around its changes, as "line:text" rows (new-file line numbers): what an
-// added line sits next to (the defer that closes what it returns past).
-func ContextLines(patch string, limit int) string {
-	var out []string
+// SplitDiff reads a unified diff once and keeps up to the given number of
+// added, removed and unchanged (context) lines, each cut to 200 bytes.
+func SplitDiff(patch string, added, removed, context int) DiffLines {
+	var rows [3][]string
+	limits := [3]int{added, removed, context}
+	keep := func(i, line int, text string) {
+		if len(rows[i]) < limits[i] {
+			rows[i] = append(rows[i], fmt.Sprintf("%d:%s", line, text[:min(len(text), 200)]))
+		}
+	}
 	newLine := 0
 	for _, l := range strings.Split(patch, "\n") {
 		if m := hunkRE.FindStringSubmatch(l); m != nil {
@@ -93,52 +74,20 @@ func ContextLines(patch string, limit int) string {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(l, "+"):
+		case strings.HasPrefix(l, "+++"):
 			newLine++
+		case strings.HasPrefix(l, "+"):
+			keep(0, newLine, l[1:])
+			newLine++
+		case strings.HasPrefix(l, "---"):
 		case strings.HasPrefix(l, "-"):
+			keep(1, newLine, l[1:])
 		default:
-			if len(out) < limit {
-				text := strings.TrimPrefix(l, " ")
-				if len(text) > 200 {
-					text = text[:200]
-				}
-				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
-			}
+			keep(2, newLine, strings.TrimPrefix(l, " "))
 			newLine++
 		}
 	}
-	return strings.Join(out, "\n")
-}
-
-// RemovedLines returns up to limit removed lines of a unified diff as
-// "line:text" rows, line being where the removal happened in the new file.
-func RemovedLines(patch string, limit int) string {
-	var out []string
-	newLine := 0
-	for _, l := range strings.Split(patch, "\n") {
-		if m := hunkRE.FindStringSubmatch(l); m != nil {
-			newLine, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if newLine == 0 {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
-			if len(out) < limit {
-				text := strings.TrimPrefix(l, "-")
-				if len(text) > 200 {
-					text = text[:200]
-				}
-				out = append(out, fmt.Sprintf("%d:%s", newLine, text))
-			}
-		case strings.HasPrefix(l, "+"):
-			newLine++
-		default:
-			newLine++
-		}
-	}
-	return strings.Join(out, "\n")
+	return DiffLines{Added: strings.Join(rows[0], "\n"), Removed: strings.Join(rows[1], "\n"), Context: strings.Join(rows[2], "\n")}
 }
 
 // Hunks returns the new-file line ranges of a unified diff ("start-end,...").
@@ -245,11 +194,12 @@ func (c *Changes) Call(ctx context.Context, tool string, args json.RawMessage) (
 		v := view{SHA: shortSHA(d.GetSHA()), Message: investigate.Quote(msg, 160), Author: cm.GetAuthor().GetName(), Date: date}
 		for _, f := range d.Files {
 			v.Files = append(v.Files, f.GetFilename())
+			diff := SplitDiff(f.GetPatch(), 120, 40, 80)
 			findings = append(findings, investigate.Finding{
 				Kind: investigate.KindChangeCorrelation, Family: investigate.FamilyChanges,
 				File: f.GetFilename(), Time: date, LastTime: date, Count: 1,
 				Quote: fmt.Sprintf("%s %s", shortSHA(d.GetSHA()), investigate.Quote(msg, 120)),
-				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": AddedLines(f.GetPatch(), 120), "removed": RemovedLines(f.GetPatch(), 40), "context": ContextLines(f.GetPatch(), 80),
+				Attrs: map[string]string{"sha": d.GetSHA(), "hunks": Hunks(f.GetPatch()), "added": diff.Added, "removed": diff.Removed, "context": diff.Context,
 					"status": f.GetStatus(), "author": cm.GetAuthor().GetName(), "message": investigate.Quote(msg, 300)},
 			})
 		}

@@ -114,7 +114,10 @@ func TestUnconfigured(t *testing.T) {
 
 func TestContextLinesNumberTheUnchangedLines(t *testing.T) {
 	patch := "@@ -39,6 +44,10 @@ func (c *Client) Quote(\n \tif err != nil {\n \t\treturn nil, err\n \t}\n+\tif resp.StatusCode == 429 {\n+\t\treturn nil, ErrLimited\n+\t}\n \tdefer resp.Body.Close()\n-\told()\n \tnext()"
-	assert.Equal(t, "44:\tif err != nil {\n45:\t\treturn nil, err\n46:\t}\n50:\tdefer resp.Body.Close()\n51:\tnext()", gh.ContextLines(patch, 10))
-	assert.Equal(t, "47:\tif resp.StatusCode == 429 {\n48:\t\treturn nil, ErrLimited\n49:\t}", gh.AddedLines(patch, 10))
-	assert.Equal(t, "44:\tif err != nil {", gh.ContextLines(patch, 1), "bounded")
+	d := gh.SplitDiff(patch, 10, 10, 10)
+	assert.Equal(t, "44:\tif err != nil {\n45:\t\treturn nil, err\n46:\t}\n50:\tdefer resp.Body.Close()\n51:\tnext()", d.Context)
+	assert.Equal(t, "47:\tif resp.StatusCode == 429 {\n48:\t\treturn nil, ErrLimited\n49:\t}", d.Added)
+	assert.Equal(t, "51:\told()", d.Removed, "numbered where it was removed")
+	assert.Equal(t, "44:\tif err != nil {", gh.SplitDiff(patch, 0, 0, 1).Context, "bounded")
+	assert.Empty(t, gh.SplitDiff(patch, 0, 0, 1).Added)
 }
