@@ -1,23 +1,19 @@
 package alerts
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/alertmanager/template"
 
+	"github.com/autoheal/autoheal/internal/benchstat"
 	"github.com/autoheal/autoheal/sessions"
 )
 
@@ -32,33 +28,6 @@ func (m *durations) WebhookEnqueued(d time.Duration) {
 	m.mu.Lock()
 	m.d = append(m.d, d)
 	m.mu.Unlock()
-}
-
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := int(p*float64(len(s))+0.5) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
-// procStatusKB reads a field (VmRSS, VmHWM) of /proc/self/status in KiB.
-func procStatusKB(field string) float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			v, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return v
-		}
-	}
-	return 0
 }
 
 // BenchmarkWebhookEnqueue500PerSecond sends, per iteration, 2500
@@ -156,13 +125,13 @@ func BenchmarkWebhookEnqueue500PerSecond(b *testing.B) {
 	if failures > 0 {
 		b.Fatalf("%d of %d requests failed", failures, total)
 	}
-	b.ReportMetric(float64(percentile(lat, 0.50).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "p99-ms")
-	b.ReportMetric(float64(percentile(lat, 1).Microseconds())/1000, "max-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(lat, 0.50)), "p50-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(lat, 0.99)), "p99-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(lat, 1)), "max-ms")
 	m.mu.Lock()
-	b.ReportMetric(float64(percentile(m.d, 0.99).Microseconds())/1000, "server-p99-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(m.d, 0.99)), "server-p99-ms")
 	m.mu.Unlock()
 	b.ReportMetric(float64(total)/elapsed.Seconds(), "alerts/s")
 	b.ReportMetric(float64(peakHeap)/(1<<20), "peak-heap-MB")
-	b.ReportMetric(procStatusKB("VmHWM")/1024, "peak-rss-MB")
+	b.ReportMetric(benchstat.ProcStatusKB(0, "VmHWM")/1024, "peak-rss-MB")
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/autoheal/autoheal/internal/benchstat"
 )
 
 // A payload the size of a typical Alertmanager-triggered job.
@@ -19,12 +20,8 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 	if len(d) == 0 {
 		return
 	}
-	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-	at := func(p float64) float64 {
-		return float64(d[min(len(d)-1, int(p*float64(len(d))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.50), "p50-ms")
-	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(d, 0.50)), "p50-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(d, 0.99)), "p99-ms")
 }
 
 // BenchmarkEnqueue measures one producer's Enqueue latency (the

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/prometheus/alertmanager/template"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/internal/benchstat"
 )
 
 // cpuSeconds is the user+system CPU time a process has used (/proc/PID/stat).
@@ -34,32 +34,6 @@ func cpuSeconds(pid int) float64 {
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / 100 // USER_HZ
-}
-
-// rssKB reads VmRSS of a process from /proc in KiB.
-func rssKB(pid int) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			v, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return v
-		}
-	}
-	return 0
-}
-
-func pct(ds []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s) == 0 {
-		return 0
-	}
-	return s[min(max(int(p*float64(len(s))+0.5)-1, 0), len(s)-1)]
 }
 
 // BenchmarkServeProcess500AlertsPerSecond runs one real `bot serve`
@@ -111,7 +85,7 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			peak = max(peak, rssKB(p.pid()))
+			peak = max(peak, benchstat.ProcStatusKB(p.pid(), "VmRSS"))
 			select {
 			case <-stop:
 				return
@@ -189,8 +163,8 @@ func BenchmarkServeProcess500AlertsPerSecond(b *testing.B) {
 	if failures > 0 {
 		b.Fatalf("%d of %d notifications failed", failures, total)
 	}
-	b.ReportMetric(float64(pct(lat, 0.5).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(pct(lat, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(lat, 0.5)), "p50-ms")
+	b.ReportMetric(benchstat.Millis(benchstat.Percentile(lat, 0.99)), "p99-ms")
 	b.ReportMetric(float64(total)/sent.Sub(start).Seconds(), "alerts/s")
 	b.ReportMetric(peak/1024, "bot-peak-rss-MB")
 	b.ReportMetric(drain.Seconds(), "drain-s")
