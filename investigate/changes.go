@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,7 +32,7 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 	res := func(pats ...string) []*regexp.Regexp {
 		out := make([]*regexp.Regexp, len(pats))
 		for i, p := range pats {
-			out[i] = regexp.MustCompile(p)
+			out[i] = compiled(p)
 		}
 		return out
 	}
@@ -222,6 +223,9 @@ func yamlDocuments(lines []changeLine, service string) ([]docKey, map[docKey]boo
 // namespaceWide: cluster/namespace-wide changes (network policies, ingress
 // defaults, issuers) whose changed lines name what the failure names (the
 // port or host the errors mention).
+// namespaceKindRE: objects that apply to a whole namespace or route.
+var namespaceKindRE = regexp.MustCompile(`(?i)kind:\s*(networkpolicy|ingress|clusterissuer|issuer|certificate|gateway|virtualservice|destinationrule|authorizationpolicy|peerauthentication)`)
+
 func (ev *evidence) namespaceWide(f Finding, c *candidate) bool {
 	added := strings.ToLower(f.Attrs["added"])
 	if c.hasSignature("quota-exceeded") {
@@ -234,7 +238,7 @@ func (ev *evidence) namespaceWide(f Finding, c *candidate) bool {
 		}
 		return strings.Contains(strings.ToLower(f.File), "quota") || strings.Contains(added, "resourcequota")
 	}
-	if !regexp.MustCompile(`(?i)kind:\s*(networkpolicy|ingress|clusterissuer|issuer|certificate|gateway|virtualservice|destinationrule|authorizationpolicy|peerauthentication)`).MatchString(added) &&
+	if !namespaceKindRE.MatchString(added) &&
 		!strings.Contains(strings.ToLower(f.File), "network") && !strings.Contains(strings.ToLower(f.File), "ingress") {
 		return false
 	}
@@ -924,19 +928,21 @@ var noTimeoutHazards = []hazard{
 	{re: regexp.MustCompile(`\bnew HttpClient\(\s*\)|HttpClient\.newHttpClient\(\)|\bnew RestTemplate\(\s*\)`), what: "HTTP client without a timeout"},
 }
 
-var hazards = []hazard{
+var (
 	// Python evaluates a default once: the list, dict or set is shared by
 	// every call and accumulates across requests.
-	{re: regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), what: "mutable default argument"},
+	mutableDefault = hazard{re: regexp.MustCompile(`^\s*(?:async\s+)?def\s+\w+\(.*\w\s*(?::\s*[^=,)]+)?=\s*(?:\[\]|\{\}|set\(\)|list\(\)|dict\(\)|\[[^\]]*\]|\{[^}]*\})\s*[,)]`), what: "mutable default argument"}
 	// A catch-all in a coroutine catches the cancellation that a timeout
 	// or a cancelled caller uses to stop it: the loop retries forever.
-	{re: regexp.MustCompile(`catch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)|catch\s*\(\s*(?:System\.)?Exception(?:\s+\w+)?\s*\)`), what: "catch-all that swallows cancellation",
-		when: regexp.MustCompile(`(?:retry|retrying|attempt)[^\n]*(?:CancellationException|OperationCanceledException|TaskCanceledException)|(?:CancellationException|OperationCanceledException|TaskCanceledException)[^\n]*(?:retry|retrying|attempt)`)},
+	catchAllCancellation = hazard{re: regexp.MustCompile(`catch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)|catch\s*\(\s*(?:System\.)?Exception(?:\s+\w+)?\s*\)`), what: "catch-all that swallows cancellation",
+		when: regexp.MustCompile(`(?:retry|retrying|attempt)[^\n]*(?:CancellationException|OperationCanceledException|TaskCanceledException)|(?:CancellationException|OperationCanceledException|TaskCanceledException)[^\n]*(?:retry|retrying|attempt)`)}
 	// JavaScript strings are UTF-16: cutting at a fixed length can split an
 	// emoji's surrogate pair, and the lone half breaks JSON and databases.
-	{re: regexp.MustCompile(`\.(?:slice|substring|substr)\(\s*0\s*,`), what: "string cut at a fixed length that can split a surrogate pair",
-		when: regexp.MustCompile(`(?i)surrogate|\\ud[89ab][0-9a-f]{2}|invalid UTF-16|lone (?:high|low)|unpaired`)},
-}
+	surrogateCut = hazard{re: regexp.MustCompile(`\.(?:slice|substring|substr)\(\s*0\s*,`), what: "string cut at a fixed length that can split a surrogate pair",
+		when: regexp.MustCompile(`(?i)surrogate|\\ud[89ab][0-9a-f]{2}|invalid UTF-16|lone (?:high|low)|unpaired`)}
+
+	hazards = []hazard{mutableDefault, catchAllCancellation, surrogateCut}
+)
 
 // hazardChange finds a hazard added by a recent change to the failing
 // file, or, when no frame names one, to the service's code.
@@ -1096,4 +1102,16 @@ func (ev *evidence) leakyReturnChange(c *candidate) (changeLine, bool) {
 		}
 	}
 	return changeLine{}, false
+}
+
+// compiledREs caches the expressions keywordsFor builds on every call.
+var compiledREs sync.Map
+
+func compiled(pattern string) *regexp.Regexp {
+	if re, ok := compiledREs.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(pattern)
+	compiledREs.Store(pattern, re)
+	return re
 }

@@ -91,7 +91,7 @@ func TestHazardChangeFindsAddedMutableDefaults(t *testing.T) {
 		"def k(n=0, name='x'):":               false,
 		"    return f(items=[])":              false,
 	} {
-		assert.Equal(t, want, hazards[0].re.MatchString(line), line)
+		assert.Equal(t, want, mutableDefault.re.MatchString(line), line)
 	}
 	assert.Contains(t, hazardProse(RootCause{File: "recs_api/candidates.py", Line: 12}, "def exclusion_ids(profile, seen=[]):"), "Default to None")
 }

@@ -550,13 +550,13 @@ func fireAndForgetProse(h *hypothesis, rc RootCause, text, what string) string {
 
 // hazardProse explains a hazard (see hazards) at rc's line.
 func hazardProse(rc RootCause, text string) string {
-	if rc.File != "" && hazards[2].re.MatchString(text) {
+	if rc.File != "" && surrogateCut.re.MatchString(text) {
 		return fmt.Sprintf("The string is cut at a fixed length at %s:%d (%s). JavaScript strings count UTF-16 code units, so the cut can fall between the two halves of an emoji or other astral character; the lone surrogate left at the end is invalid Unicode, which JSON columns, databases and other services reject. Cut on code points or grapheme clusters instead (Array.from(text).slice(0, n).join(''), or Intl.Segmenter), and add a test with an emoji at the boundary.", rc.File, rc.Line, strings.TrimSpace(text))
 	}
-	if rc.File != "" && hazards[1].re.MatchString(text) {
+	if rc.File != "" && catchAllCancellation.re.MatchString(text) {
 		return fmt.Sprintf("The catch-all at %s:%d (%s) also catches the cancellation a timeout or a cancelled caller uses to stop the coroutine (CancellationException / OperationCanceledException), so the loop keeps retrying after the deadline: work piles up, threads and connections stay busy and health checks fail. Rethrow cancellation before handling other errors (catch (e: CancellationException) { throw e }, or ensureActive() in the loop), catch only the transient errors you mean to retry, and bound the attempts.", rc.File, rc.Line, strings.TrimSpace(text))
 	}
-	if rc.File == "" || !hazards[0].re.MatchString(text) {
+	if rc.File == "" || !mutableDefault.re.MatchString(text) {
 		return ""
 	}
 	return fmt.Sprintf("The default argument at %s:%d (%s) is evaluated once, when the function is defined: every call that omits the argument shares the same list/dict and appends to it, so it grows across requests (longer queries, wrong results, eventually errors like this one). Default to None and create a new list inside the function (`seen = [] if seen is None else seen`), or build the result without mutating the argument.", rc.File, rc.Line, strings.TrimSpace(text))
