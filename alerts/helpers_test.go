@@ -1,12 +1,8 @@
 package alerts
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,50 +11,19 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/internal/redistest"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
 )
 
 // newRedis connects to the test Redis and fails (never skips) when it is
-// unreachable.
-func newRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	url := os.Getenv("REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(url)
-	require.NoError(t, err, "REDIS_URL is not a valid redis:// URL")
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		_ = rdb.Close()
-		t.Fatalf("Redis is unreachable at %s: %v (start one, set REDIS_URL, or run `make test`)", opt.Addr, err)
-	}
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
+// unreachable: these tests are about real Redis semantics.
+func newRedis(t testing.TB) *redis.Client { return redistest.Client(t) }
 
-// uniquePrefix returns a key prefix whose keys are deleted after the test.
+// uniquePrefix returns a random key prefix whose keys are deleted when the
+// test ends.
 func uniquePrefix(t testing.TB, rdb redis.UniversalClient) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "autoheal-alerts-test-" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var keys []string
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			_ = rdb.Del(ctx, keys...).Err()
-		}
-	})
-	return prefix
+	return redistest.Prefix(t, rdb, "autoheal-alerts-test-")
 }
 
 func newQueue(t testing.TB, rdb redis.UniversalClient, mod func(*sessions.QueueOptions)) *sessions.Queue {

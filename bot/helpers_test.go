@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/autoheal/autoheal/harness"
+	"github.com/autoheal/autoheal/internal/redistest"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
@@ -41,50 +41,17 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func testRedisURL() string {
-	if u := os.Getenv("REDIS_URL"); u != "" {
-		return u
-	}
-	return "redis://127.0.0.1:6379/0"
-}
+// testRedisURL is the Redis the tests use: REDIS_URL, else a local default.
+func testRedisURL() string { return redistest.URL() }
 
 // newRedis connects to the test Redis and fails (never skips) when it is
 // unreachable: these tests are about real Redis semantics.
-func newRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(testRedisURL())
-	require.NoError(t, err, "REDIS_URL is not a valid redis:// URL")
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		_ = rdb.Close()
-		t.Fatalf("Redis is unreachable at %s: %v (start one with `redis-server --port 6379 --save ''`, set REDIS_URL, or run `make test`)", opt.Addr, err)
-	}
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
+func newRedis(t testing.TB) *redis.Client { return redistest.Client(t) }
 
 // uniquePrefix returns a random key prefix whose keys are deleted when the
 // test ends.
 func uniquePrefix(t testing.TB, rdb redis.UniversalClient) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "autoheal-bot-test-" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var keys []string
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			_ = rdb.Del(ctx, keys...).Err()
-		}
-	})
-	return prefix
+	return redistest.Prefix(t, rdb, "autoheal-bot-test-")
 }
 
 func testCtx(t testing.TB) context.Context {

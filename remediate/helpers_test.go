@@ -2,8 +2,6 @@ package remediate
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -16,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/internal/redistest"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/scenario"
@@ -51,21 +50,7 @@ func quietLogger() *slog.Logger {
 
 // newRedis connects to the test Redis (REDIS_URL or 127.0.0.1:6379) and
 // fails, never skips, when it is unreachable.
-func newRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	u := os.Getenv("REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	require.NoError(t, err)
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	require.NoError(t, rdb.Ping(ctx).Err(), "the remediate tests need a real Redis at %s (run `make test`)", opt.Addr)
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
+func newRedis(t testing.TB) *redis.Client { return redistest.Client(t) }
 
 // newStore returns a sessions store under a unique key prefix, cleaned up
 // when the test ends.
@@ -79,21 +64,7 @@ func newStore(t testing.TB) (*sessions.Store, *redis.Client) {
 func newStores(t testing.TB, n int) ([]*sessions.Store, *redis.Client) {
 	t.Helper()
 	rdb := newRedis(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "autoheal-remediate-test-" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			_ = rdb.Del(ctx, keys...).Err()
-		}
-	})
+	prefix := redistest.Prefix(t, rdb, "autoheal-remediate-test-")
 	var out []*sessions.Store
 	for i := 0; i < n; i++ {
 		st, err := sessions.New(rdb, sessions.Options{Prefix: prefix, Logger: quietLogger()})

@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"os"
@@ -12,56 +11,21 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/autoheal/autoheal/internal/redistest"
 )
 
 // testRedisURL is the Redis the tests use: REDIS_URL, else a local default.
-func testRedisURL() string {
-	if u := os.Getenv("REDIS_URL"); u != "" {
-		return u
-	}
-	return "redis://127.0.0.1:6379/0"
-}
+func testRedisURL() string { return redistest.URL() }
 
 // newRedis connects to the test Redis and fails (never skips) when it is
 // unreachable: these tests are about real Redis semantics.
-func newRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(testRedisURL())
-	require.NoError(t, err, "REDIS_URL is not a valid redis:// URL")
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		_ = rdb.Close()
-		t.Fatalf("Redis is unreachable at %s: %v\n"+
-			"The sessions tests need a real Redis 7. Start one with `redis-server --port 6379 --save ''` "+
-			"or `docker run --rm -p 6379:6379 redis:7`, set REDIS_URL to point at another, "+
-			"or run `make test`, which starts a throwaway redis-server.", opt.Addr, err)
-	}
-	t.Cleanup(func() { _ = rdb.Close() })
-	return rdb
-}
+func newRedis(t testing.TB) *redis.Client { return redistest.Client(t) }
 
-// uniquePrefix returns a random key prefix and deletes its keys when the
+// uniquePrefix returns a random key prefix whose keys are deleted when the
 // test ends.
 func uniquePrefix(t testing.TB, rdb redis.UniversalClient) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "autoheal-test-" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if len(keys) > 0 {
-			_ = rdb.Del(ctx, keys...).Err()
-		}
-	})
-	return prefix
+	return redistest.Prefix(t, rdb, "autoheal-test-")
 }
 
 func testKey(t testing.TB) []byte {
