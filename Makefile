@@ -5,7 +5,7 @@ EXAMPLES  ?= testdata/examples
 CORPUS    ?= testdata/scenarios testdata/holdout testdata/holdout2 testdata/holdout3 testdata/holdout4 testdata/holdout5 testdata/holdout6
 BIN       := bin/bot
 
-.PHONY: all build test test-short vet bench demo eval fuzz clean helm-check image-check
+.PHONY: all build test test-short race vet tidy-check bench demo eval fuzz clean helm-check image-check
 
 all: build
 
@@ -19,6 +19,16 @@ test:
 vet:
 	$(GO) vet ./...
 
+# The packages that run goroutines against shared state, under the race
+# detector (CI runs it; with a Redis like make test).
+RACE_PKGS ?= ./bot ./sessions ./alerts ./investigate/mcp ./investigate/capset ./remediate ./cmd/bot
+race:
+	./scripts/with-redis.sh $(GO) test -race -count=1 $(RACE_PKGS)
+
+# go.mod and go.sum must be what `go mod tidy` writes.
+tidy-check:
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; $(GO) mod tidy -diff; exit 1; }
+
 # Benchmarks print figures and ratios; no timing assertions live in tests.
 bench:
 	./scripts/with-redis.sh ./scripts/bench.sh
@@ -31,9 +41,11 @@ eval: build
 	./$(BIN) eval $(EXAMPLES) $(CORPUS)
 
 # Fuzz the Alertmanager webhook decoder for a bounded time (seeds: the
-# scenarios' alerts). FUZZTIME=2m make fuzz for longer.
+# scenarios' alerts). FUZZTIME=2m make fuzz for longer. Minimisation of a
+# new interesting input is bounded (-fuzzminimizetime), so the large seeds
+# do not stall the run at 0 execs/s.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $${FUZZTIME:-20s} ./alerts
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $${FUZZTIME:-20s} -fuzzminimizetime $${FUZZMINIMIZETIME:-100x} ./alerts
 
 # Chart lint, render and validation against the Kubernetes API types (offline).
 helm-check:

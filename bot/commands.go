@@ -108,6 +108,7 @@ func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []r
 	if err != nil {
 		b.log.Warn("mcp servers unavailable", "err", b.o.Redactor.String(err.Error()))
 	}
+	defer func() { _ = capset.Close(caps) }()
 	e := investigate.New(investigate.Options{Capabilities: caps})
 	down := map[investigate.Family]investigate.Unavailable{}
 	for _, u := range e.Unavailable() {

@@ -212,6 +212,7 @@ func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg map[
 	if err != nil {
 		log.Warn("mcp servers unavailable", "err", b.o.Redactor.String(err.Error()))
 	}
+	defer func() { _ = capset.Close(caps) }()
 	e := investigate.New(investigate.Options{
 		Capabilities: caps,
 		Deadline:     b.o.EngineDeadline,

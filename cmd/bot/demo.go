@@ -23,7 +23,6 @@ import (
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
-	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
@@ -136,7 +135,6 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer, hooks de
 	if hooks.Inspect != nil {
 		defer hooks.Inspect(backends) // before the simulators stop
 	}
-	defer func() { _ = k8s.CloseShared() }() // before the simulators stop
 
 	rdb, prefix, closeRedis, err := demoRedis(ctx)
 	if err != nil {
@@ -175,6 +173,7 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer, hooks de
 	if err != nil {
 		return err
 	}
+	defer w.closeMCP() // after the bot has stopped, before the simulators do
 	// The scenario's settings are the incident channel's session, as if set
 	// with /autoheal config (the GitHub token is stored encrypted).
 	if err := w.Store.Set(ctx, sessions.ChannelScope(demoChannel), backends.Config()); err != nil {

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -308,4 +310,48 @@ func TestDemoSecretCheckFailsOnALeak(t *testing.T) {
 	require.ErrorContains(t, err, "secret leak: the GitHub simulator token")
 	assert.NotContains(t, err.Error(), token)
 	require.NoError(t, demoRun{Printed: &printedText{}, Secrets: []string{token}}.checkSecrets(context.Background(), io.Discard))
+}
+
+// Investigations of one process share MCP connections, but none may close
+// another's: a demo run that has finished (its bot stopped, its connections
+// closed) leaves later and concurrent runs with a working Kubernetes
+// capability.
+func TestDemoRunsDoNotCloseEachOthersMCPConnections(t *testing.T) {
+	t.Setenv("REDIS_URL", "") // the embedded Redis
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("AUTOHEAL_ENCRYPTION_KEY", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	demo := func(scenarioDir string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := runDemo(ctx, []string{"--scenario", scenarioDir, "--approve=false"}, &stdout, &stderr)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s", err, stderr.String())
+		}
+		return stdout.String(), nil
+	}
+	checkK8s := func(name, out string) {
+		t.Helper()
+		assert.False(t, strings.Contains(out, "mcp client closed"), "%s: the Kubernetes capability lost its connection", name)
+		assert.True(t, strings.Contains(out, "k8s_workload_status"), "%s: the Kubernetes capability answered", name)
+	}
+
+	out, err := demo("../../testdata/examples/checkout-fails-payment-typeerror")
+	require.NoError(t, err)
+	checkK8s("first run", out)
+
+	// Two more, at once, after the first has closed everything it owned.
+	dirs := []string{"../../testdata/examples/checkout-fails-payment-typeerror", "../../testdata/examples/ad-npe-missing-context"}
+	outs := make([]string, len(dirs))
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, d := range dirs {
+		wg.Add(1)
+		go func() { defer wg.Done(); outs[i], errs[i] = demo(d) }()
+	}
+	wg.Wait()
+	for i := range dirs {
+		require.NoError(t, errs[i])
+		checkK8s(filepath.Base(dirs[i]), outs[i])
+	}
 }

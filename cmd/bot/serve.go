@@ -475,16 +475,14 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		bo.Remediator, bo.Approvers, bo.Refirer = bot.RemediatorFromService(svc), svc, bot.RefirerFromService(svc)
 		bo.Issues = bot.IssuesFromService(svc)
 	}
-	var mcps *mcp.Manager
-	if len(e.MCPServers) > 0 {
-		mcps = mcp.NewManager(mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: version}, 0)
-		bo.MCP, bo.MCPServers = mcps, e.MCPServers
-	}
+	// One MCP connection manager per bot: investigations share its
+	// connections (the Kubernetes server, the operator's servers) and only
+	// the bot's shutdown closes them.
+	mcps := mcp.NewManager(mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: version}, 0)
+	bo.MCP, bo.MCPServers = mcps, e.MCPServers
 	b, err := bot.New(bo)
 	if err != nil {
-		if mcps != nil {
-			_ = mcps.Close()
-		}
+		_ = mcps.Close()
 		return nil, err
 	}
 	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
@@ -553,7 +551,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer rdb.Close()
-	defer func() { _ = k8s.CloseShared() }() // the Kubernetes MCP connections capset shares
 	w, err := wireBot(botDeps{Env: env, Redis: rdb, Planner: planner, Logger: log})
 	if err != nil {
 		return err

@@ -25,8 +25,9 @@ type Options struct {
 	MaxBody int64
 	// Extra capabilities (user-configured MCP toolsets) appended as they are.
 	Extra []investigate.Capability
-	// MCP shares MCP connections process-wide (nil: the Kubernetes
-	// capability's own shared manager).
+	// MCP shares MCP connections between investigations; its owner closes
+	// it. Nil gives the Kubernetes capability a private connection, which
+	// Close releases.
 	MCP *mcp.Manager
 	// MCPServers are the operator's MCP servers (the mcp_servers: section
 	// of the config file). The one named "kubernetes" backs the Kubernetes
@@ -72,4 +73,18 @@ func FromConfig(cfg map[string]string, opts Options) []investigate.Capability {
 			Timeout: opts.Timeout, Manager: opts.MCP}),
 	}
 	return append(caps, opts.Extra...)
+}
+
+// Close releases what FromConfig opened for one investigation alone (a
+// private Kubernetes MCP connection when Options.MCP was nil). Shared
+// connections belong to Options.MCP and stay open for other
+// investigations.
+func Close(caps []investigate.Capability) error {
+	var errs []error
+	for _, c := range caps {
+		if k, ok := c.(*k8s.Capability); ok {
+			errs = append(errs, k.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

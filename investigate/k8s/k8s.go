@@ -67,8 +67,9 @@ type Config struct {
 	Namespace string
 	// Timeout bounds one MCP call (default 10 s).
 	Timeout time.Duration
-	// Manager shares MCP connections process-wide; nil uses the package's
-	// own shared manager (see CloseShared).
+	// Manager shares MCP connections between investigations; its owner
+	// (the bot, the CLI, a harness run) closes it. Nil gives the capability
+	// a private client, released by Close when the investigation ends.
 	Manager *mcp.Manager
 	// ClientOptions, when they set LookupEnv, HTTPTransport or Header, make
 	// a private client instead, closed by Close.
@@ -127,12 +128,9 @@ func New(cfg Config) *Capability {
 	if cfg.Token != "" {
 		header = map[string]string{"Authorization": "Bearer " + cfg.Token}
 	}
-	custom := cfg.ClientOptions.LookupEnv != nil || cfg.ClientOptions.HTTPTransport != nil || cfg.ClientOptions.Header != nil
 	switch {
 	case cfg.Manager != nil:
 		c.cl, c.err = cfg.Manager.ClientWithHeader(sc, header)
-	case !custom:
-		c.cl, c.err = defaultManager().ClientWithHeader(sc, header)
 	default:
 		opts := cfg.ClientOptions
 		if opts.Logger == nil {
@@ -156,27 +154,6 @@ func New(cfg Config) *Capability {
 // lists of large namespaces).
 const maxListText = 16 << 20
 
-var (
-	sharedOnce sync.Once
-	shared     *mcp.Manager
-)
-
-// defaultManager holds the connections of capabilities built without a
-// Manager, so that investigations share them for the life of the process.
-func defaultManager() *mcp.Manager {
-	sharedOnce.Do(func() { shared = mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp")}, 16) })
-	return shared
-}
-
-// CloseShared closes the connections of capabilities built without a
-// Manager (at process shutdown).
-func CloseShared() error {
-	if shared == nil {
-		return nil
-	}
-	return shared.Close()
-}
-
 // FromMCPConfig returns the server named "kubernetes" of an MCP
 // configuration, if any.
 func FromMCPConfig(servers []mcp.ServerConfig) *mcp.ServerConfig {
@@ -189,7 +166,8 @@ func FromMCPConfig(servers []mcp.ServerConfig) *mcp.ServerConfig {
 	return nil
 }
 
-// Close closes a private MCP client (a shared one belongs to its Manager).
+// Close closes a private MCP client (a shared one belongs to its Manager,
+// so one investigation ending never closes another's connection).
 func (c *Capability) Close() error {
 	if c.private && c.cl != nil {
 		return c.cl.Close()

@@ -372,7 +372,9 @@ func TestStdioCallsAndRefusals(t *testing.T) {
 
 func TestStdioTimeoutWithHangingTool(t *testing.T) {
 	cfg := stdioConfig("stdio-hang", "serve")
-	cfg.Timeout = 300 * time.Millisecond
+	// Long enough for a loaded machine (or -race) to start the child and
+	// list its tools within one call's bound; the hang outlasts any bound.
+	cfg.Timeout = 3 * time.Second
 	cl, err := NewClient(cfg, Options{})
 	require.NoError(t, err)
 	defer cl.Close()
