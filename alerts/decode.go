@@ -229,16 +229,10 @@ func Issue(alerts []template.Alert, opts IssueOptions) investigate.Issue {
 	seen := map[string]bool{}
 	var first time.Time
 	for _, a := range alerts {
-		for k, v := range a.Labels {
-			if _, ok := issue.Labels[k]; !ok {
-				issue.Labels[k] = v
-			}
-		}
-		for k, v := range a.Annotations {
-			if _, ok := issue.Annotations[k]; !ok {
-				issue.Annotations[k] = v
-			}
-		}
+		// The incident's labels and annotations stay within the limits
+		// however many alerts it groups.
+		boundedMerge(issue.Labels, a.Labels, MaxLabelBytes)
+		boundedMerge(issue.Annotations, a.Annotations, MaxAnnotationBytes)
 		for _, t := range []string{a.Labels["alertname"], a.Annotations["summary"], a.Annotations["description"], a.Annotations["message"]} {
 			if t != "" && !seen[t] {
 				seen[t] = true

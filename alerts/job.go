@@ -86,6 +86,9 @@ type Plan struct {
 	Ignored  int // alerts dropped by an ignore route
 	Firing   int // firing alerts in the notification
 	Resolved int // resolved alerts in the notification
+	// Cut counts label and annotation values cut or left out by the limits
+	// (limits.go).
+	Cut int
 }
 
 type group struct {
@@ -102,6 +105,7 @@ type group struct {
 // that a re-run of the job decides the same way.
 func (r *Routing) Plan(m *Message, now time.Time) (Plan, error) {
 	var p Plan
+	p.Cut = BoundAlerts(m.Alerts)
 	by := map[string]*group{}
 	var order []string
 	for _, a := range m.Alerts {

@@ -151,6 +151,9 @@ type Response struct {
 	Queued    int    `json:"queued"`
 	Duplicate int    `json:"duplicate"`
 	Ignored   int    `json:"ignored"`
+	// Refused counts incidents that could not be queued even within the
+	// limits (the others of the notification are queued all the same).
+	Refused int `json:"refused,omitempty"`
 }
 
 func (h *Webhook) reject(w http.ResponseWriter, code int, reason, msg string) {
@@ -230,7 +233,13 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.reject(w, http.StatusInternalServerError, ReasonInvalid, "the notification could not be turned into jobs")
 		return
 	}
-	queued, dup, err := h.enqueue(r.Context(), plan)
+	if plan.Cut > 0 {
+		h.log.Warn("webhook notification cut to the limits", "detail", describeBound(plan.Cut))
+	}
+	queued, dup, refused, err := h.enqueue(r.Context(), plan)
+	if err == nil && refused > 0 && queued+dup == 0 {
+		err = fmt.Errorf("every incident of the notification: %w", sessions.ErrJobTooLarge)
+	}
 	if err != nil {
 		code, reason, text := http.StatusServiceUnavailable, ReasonUnavailable, "the work queue is unavailable; retry later"
 		switch {
@@ -252,20 +261,25 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if dup > 0 {
 		h.o.Metrics.AlertsDeduplicated(dup)
 	}
+	for range refused {
+		h.o.Metrics.WebhookRejected(ReasonTooLarge)
+	}
 	h.o.Metrics.WebhookEnqueued(time.Since(start))
-	h.log.Debug("webhook notification queued", "incidents", len(plan.Jobs), "queued", queued, "duplicate", dup, "ignored", plan.Ignored)
+	h.log.Debug("webhook notification queued", "incidents", len(plan.Jobs), "queued", queued, "duplicate", dup, "refused", refused, "ignored", plan.Ignored)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(Response{Status: "ok", Incidents: len(plan.Jobs), Queued: queued, Duplicate: dup, Ignored: plan.Ignored})
+	_ = json.NewEncoder(w).Encode(Response{Status: "ok", Incidents: len(plan.Jobs), Queued: queued, Duplicate: dup, Ignored: plan.Ignored, Refused: refused})
 }
 
-// enqueue puts every incident's job on the queue. A job already queued
-// within the dedupe window (a retry of this notification, or the same one
-// received by another replica) counts as a duplicate. On an error the
-// sender retries the whole notification; the jobs queued before it are
-// then duplicates.
-func (h *Webhook) enqueue(ctx context.Context, plan Plan) (queued, dup int, err error) {
+// enqueue puts every incident's job on the queue, each on its own: a job
+// too large to queue is refused (logged and counted) and the others still
+// go. A job already queued within the dedupe window (a retry of this
+// notification, or the same one received by another replica) counts as a
+// duplicate. On an error the queue may recover from (full, unavailable)
+// the sender retries the whole notification; the jobs queued before it
+// are then duplicates.
+func (h *Webhook) enqueue(ctx context.Context, plan Plan) (queued, dup, refused int, err error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.o.EnqueueTimeout)
 	defer cancel()
 	for _, job := range plan.Jobs {
@@ -275,9 +289,12 @@ func (h *Webhook) enqueue(ctx context.Context, plan Plan) (queued, dup int, err 
 			queued++
 		case errors.Is(err, sessions.ErrDuplicateJob):
 			dup++
+		case errors.Is(err, sessions.ErrJobTooLarge):
+			refused++
+			h.log.Error("incident not queued: its job is too large even within the alert limits", "issue_key", job.Key, "bytes", len(job.Payload))
 		default:
-			return queued, dup, fmt.Errorf("incident %s: %w", job.Key, err)
+			return queued, dup, refused, fmt.Errorf("incident %s: %w", job.Key, err)
 		}
 	}
-	return queued, dup, nil
+	return queued, dup, refused, nil
 }

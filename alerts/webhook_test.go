@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -365,4 +366,74 @@ func TestJobIDs(t *testing.T) {
 	noFP := a
 	noFP.Fingerprint = ""
 	assert.Regexp(t, `^al-[0-9a-f]{32}$`, jobID("k", StatusFiring, []template.Alert{noFP}))
+}
+
+// One alert with a 900 KiB annotation among normal ones: every incident of
+// the notification is queued, the huge one with its values cut to the
+// documented limits, and nothing after it is lost.
+func TestWebhookQueuesEveryIncidentWhenOneAlertIsHuge(t *testing.T) {
+	e := newWebhookEnv(t, func(o *WebhookOptions) { o.MaxBodyBytes = 4 << 20 }, nil)
+	huge := testAlert("HugeRunbook", "shop", "cart", StatusFiring, t0)
+	huge.Annotations["description"] = strings.Repeat("stack frame line ", 900<<10/17)
+	huge.Annotations["runbook_url"] = "https://runbooks.example/cart"
+	for i := range 80 {
+		huge.Annotations[fmt.Sprintf("extra_%02d", i)] = strings.Repeat("v", 3000)
+	}
+	huge.Labels["pod_template_hash"] = strings.Repeat("h", 5000)
+	body := webhookBody(t, testAlert("Before", "shop", "checkout", StatusFiring, t0), huge,
+		testAlert("After", "shop", "payment", StatusFiring, t0), testAlert("AfterToo", "payments", "ledger", StatusFiring, t0))
+	require.Greater(t, len(body), 900<<10)
+
+	r, out := e.post(t, body, nil)
+	require.Equal(t, http.StatusOK, r.StatusCode, out)
+	assert.EqualValues(t, 4, out["queued"])
+	assert.Nil(t, out["refused"])
+	jobs := e.jobs(t)
+	require.Len(t, jobs, 4)
+	byName := map[string]Job{}
+	for _, j := range jobs {
+		byName[j.Alert.Name] = j
+	}
+	for _, name := range []string{"Before", "HugeRunbook", "After", "AfterToo"} {
+		assert.Contains(t, byName, name)
+	}
+	h := byName["HugeRunbook"]
+	desc := h.Issue.Annotations["description"]
+	assert.LessOrEqual(t, len(desc), MaxAnnotationValue)
+	assert.True(t, strings.HasSuffix(desc, truncatedMark), "a cut value says so")
+	assert.Equal(t, "https://runbooks.example/cart", h.Issue.Annotations["runbook_url"], "the annotations people read first are kept")
+	total := 0
+	for k, v := range h.Issue.Annotations {
+		total += len(k) + len(v)
+	}
+	assert.LessOrEqual(t, total, MaxAnnotationBytes)
+	assert.LessOrEqual(t, len(h.Issue.Labels["pod_template_hash"]), MaxLabelValue)
+	assert.LessOrEqual(t, len(h.Alert.Description), MaxAnnotationValue+200)
+	assert.Contains(t, e.logs.String(), "cut to the limits")
+	assert.Equal(t, "details of After", byName["After"].Alert.Description, "other incidents are untouched")
+}
+
+// An incident that stays too large even within the limits is refused on its
+// own; the rest of the notification is queued.
+func TestWebhookRefusesOnlyTheIncidentThatCannotBeQueued(t *testing.T) {
+	e := newWebhookEnv(t, func(o *WebhookOptions) { o.MaxBodyBytes = 4 << 20 },
+		func(q *sessions.QueueOptions) { q.MaxPayloadBytes = 8 << 10 })
+	big := testAlert("Big", "shop", "cart", StatusFiring, t0)
+	for i := range 8 {
+		big.Annotations[fmt.Sprintf("note_%d", i)] = strings.Repeat("n", 3000)
+	}
+	body := webhookBody(t, big, testAlert("Small", "shop", "payment", StatusFiring, t0))
+	r, out := e.post(t, body, nil)
+	require.Equal(t, http.StatusOK, r.StatusCode, out)
+	assert.EqualValues(t, 1, out["queued"])
+	assert.EqualValues(t, 1, out["refused"])
+	jobs := e.jobs(t)
+	require.Len(t, jobs, 1)
+	assert.Equal(t, "Small", jobs[0].Alert.Name)
+	assert.Equal(t, 1, e.metrics.rejected[ReasonTooLarge])
+
+	// Alone, it is refused with 413 (Alertmanager does not retry it).
+	r, out = e.post(t, webhookBody(t, big), nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.StatusCode)
+	assert.Equal(t, ReasonTooLarge, out["reason"])
 }
