@@ -285,7 +285,7 @@ func TestAlertRefireAfterCooldownInvestigatesAgainAndConvergesThePR(t *testing.T
 	assert.True(t, calls[0].Reinvestigated, "this fire was investigated")
 	require.NotNil(t, calls[0].Result)
 	assert.NotEmpty(t, calls[0].Result.RootCause.Band, "the new investigation's result")
-	assert.NotEmpty(t, calls[0].Settings["github_api_url"], "the thread's settings go along")
+	assert.NotEmpty(t, calls[0].Settings.Get("github_api_url"), "the thread's settings go along")
 }
 
 // Within the cooldown a re-fire runs no investigation: the pull request is

@@ -13,6 +13,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/render"
 	"github.com/autoheal/autoheal/sessions"
@@ -63,8 +64,9 @@ type RefireRequest struct {
 	Reinvestigated bool
 	FireCount      int
 	At             time.Time
-	// Settings is the thread's resolved session (repo, github_token…).
-	Settings map[string]string
+	// Settings is the thread's resolved session (repo, github_token…),
+	// its endpoint groups bound.
+	Settings config.Settings
 }
 
 // Metrics receives the worker's counters (*metrics.Registry).
@@ -410,7 +412,7 @@ func (b *Bot) refirePR(ctx context.Context, invID string, reinvestigated bool, j
 		return
 	}
 	note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, Reinvestigated: reinvestigated,
-		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: values(resolved)})
+		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: resolved.Settings()})
 	if err != nil {
 		log.Warn("re-fire: pull request not converged", "err", b.o.Redactor.String(err.Error()))
 	}

@@ -161,7 +161,7 @@ func TestApprovalButtons(t *testing.T) {
 	assert.Equal(t, "slack-"+job2, req.IssueKey)
 	require.NotNil(t, req.Result)
 	assert.NotNil(t, req.Result.Fix.Patch)
-	assert.Equal(t, "acme/astronomy-shop", req.Settings["repo"])
+	assert.Equal(t, "acme/astronomy-shop", req.Settings.Get("repo"))
 
 	// A second click does not open a second pull request.
 	_, err = e.sim.BlockAction(slacksim.BlockActionOptions{Channel: incidentChannel, MessageTS: second.TS, User: approver, ActionID: render.ActionApprove})

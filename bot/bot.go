@@ -12,6 +12,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/redact"
@@ -41,7 +42,7 @@ var deterministic = InvestigatorFunc(func(ctx context.Context, e *investigate.En
 
 // ExtraCapabilities builds capabilities beyond capset's (Kubernetes over
 // MCP, …) from a resolved session; close releases them after the job.
-type ExtraCapabilities func(ctx context.Context, cfg map[string]string) (caps []investigate.Capability, close func(), err error)
+type ExtraCapabilities func(ctx context.Context, cfg config.Settings) (caps []investigate.Capability, close func(), err error)
 
 // Options configure a Bot. Slack, Store and Queue are required.
 type Options struct {

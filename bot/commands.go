@@ -9,6 +9,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/investigate/mcp"
@@ -86,7 +87,7 @@ func (b *Bot) capsetOptions(extra []investigate.Capability) capset.Options {
 }
 
 // statusCapabilities reports which families the channel's settings enable.
-func (b *Bot) statusCapabilities(ctx context.Context, cfg map[string]string) []render.CapabilityStatus {
+func (b *Bot) statusCapabilities(ctx context.Context, cfg config.Settings) []render.CapabilityStatus {
 	var extra []investigate.Capability
 	var extraErr string
 	if b.o.Extra != nil {
@@ -151,7 +152,7 @@ func (b *Bot) status(ctx context.Context, channel string) render.Message {
 	}
 	view := render.StatusView{
 		Settings:     renderSettings(resolved),
-		Capabilities: b.statusCapabilities(ctx, values(resolved)),
+		Capabilities: b.statusCapabilities(ctx, resolved.Settings()),
 		Planner:      b.o.PlannerName,
 	}
 	if d, err := b.o.Queue.Depth(ctx); err == nil {

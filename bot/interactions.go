@@ -288,7 +288,7 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	_ = lock.Extend(actx, approveLockTTL)
 	d, err := b.o.Remediator.Approve(actx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: values(resolved),
+		Result: doc.Result, Settings: resolved.Settings(),
 	})
 	if err != nil {
 		log.Error("pull request not opened", "err", b.o.Redactor.String(err.Error()))
@@ -404,7 +404,7 @@ func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v r
 	_ = lock.Extend(ictx, approveLockTTL)
 	d, err := b.o.Issues.CreateIssue(ictx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: values(resolved),
+		Result: doc.Result, Settings: resolved.Settings(),
 	})
 	if err != nil {
 		log.Error("issue not created", "err", b.o.Redactor.String(err.Error()))
@@ -624,7 +624,7 @@ func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ac
 	}
 	d, err := b.o.Remediator.Reject(ctx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: values(resolved),
+		Result: doc.Result, Settings: resolved.Settings(),
 	}, reason)
 	if err != nil {
 		log.Error("rejection not recorded", "err", b.o.Redactor.String(err.Error()))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
@@ -66,7 +67,7 @@ func TestProgressCoalescedAndRateLimitsHonoured(t *testing.T) {
 	e.startBot(t, func(o *Options) {
 		o.UpdateInterval = DefaultUpdateInterval
 		o.Investigator = probeInvestigator(60)
-		o.Extra = func(context.Context, map[string]string) ([]investigate.Capability, func(), error) {
+		o.Extra = func(context.Context, config.Settings) ([]investigate.Capability, func(), error) {
 			return []investigate.Capability{countingCapability{probe, &events}}, nil, nil
 		}
 	})

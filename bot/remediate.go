@@ -10,6 +10,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/render"
 )
@@ -36,8 +37,9 @@ type ApprovalRequest struct {
 	User     string // Slack user id of the clicker
 	Result   *investigate.HealResult
 	// Settings is the thread's resolved session (repo, ref, github_api_url,
-	// github_token…); its secrets are registered with redact.
-	Settings map[string]string
+	// github_token…), its endpoint groups bound; its secrets are
+	// registered with redact.
+	Settings config.Settings
 }
 
 // Decision is what a click did. Texts are already redacted and safe to show.

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/render"
 )
@@ -13,11 +14,16 @@ func RemediatorFromService(s *remediate.Service) Remediator { return serviceReme
 
 type serviceRemediator struct{ s *remediate.Service }
 
-func credentials(settings map[string]string) *remediate.Credentials {
-	if settings["github_token"] == "" && settings["github_api_url"] == "" {
+// credentials are the GitHub credentials of a request: nil when the
+// github_api_url group is the operator's (the service's own token or
+// GitHub App), else exactly the bound user-scope pair, so the service's
+// credentials never go to a URL a user set.
+func credentials(settings config.Settings) *remediate.Credentials {
+	ep := settings.Endpoint("github_api_url")
+	if ep.Operator() {
 		return nil
 	}
-	return &remediate.Credentials{APIURL: settings["github_api_url"], Token: settings["github_token"]}
+	return &remediate.Credentials{APIURL: ep.URL, Token: ep.Bound["github_token"]}
 }
 
 func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {

@@ -19,9 +19,9 @@ import (
 // investigation needs at least one.
 var evidenceKeys = []string{"jaeger_url", "loki_url", "prometheus_url", "k8s_mcp_url"}
 
-func hasEvidenceBackend(cfg map[string]string) bool {
+func hasEvidenceBackend(cfg config.Settings) bool {
 	for _, k := range evidenceKeys {
-		if strings.TrimSpace(cfg[k]) != "" {
+		if strings.TrimSpace(cfg.Get(k)) != "" {
 			return true
 		}
 	}
@@ -47,14 +47,6 @@ func (b *Bot) resolve(ctx context.Context, channel, threadTS string) (sessions.R
 		}
 	}
 	return res, nil
-}
-
-func values(r sessions.Resolved) map[string]string {
-	out := make(map[string]string, len(r))
-	for k, s := range r {
-		out[k] = s.Value
-	}
-	return out
 }
 
 func renderSettings(r sessions.Resolved) render.Settings {

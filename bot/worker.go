@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/render"
@@ -62,7 +63,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 	if err != nil {
 		return fmt.Errorf("job %s: settings: %w", job.ID, err)
 	}
-	cfg := values(resolved)
+	cfg := resolved.Settings()
 	issue := b.completeIssue(p.Issue, cfg)
 	action := &render.ActionValue{Channel: p.Channel, ThreadTS: p.ThreadTS, JobID: job.ID, IssueKey: truncateBytes(issue.Key, 500)}
 	if action.Validate() != nil {
@@ -100,7 +101,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 			return b.failed(ctx, job, p, msgTS, upd, err, log)
 		}
 		b.o.Metrics.InvestigationDone("ok", string(res.RootCause.Band), string(res.Mode), time.Since(started))
-		doc = &resultDoc{Job: p, Result: res, Approval: approvalView(res, b.o.MinBand, b.o.Remediator != nil), GitHubAPI: cfg["github_api_url"]}
+		doc = &resultDoc{Job: p, Result: res, Approval: approvalView(res, b.o.MinBand, b.o.Remediator != nil), GitHubAPI: cfg.Get("github_api_url")}
 		doc.Job.Issue = issue
 		enc, err := encodeResultDoc(*doc)
 		if err == nil {
@@ -124,10 +125,10 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 }
 
 // completeIssue fills what the trigger did not say from the session.
-func (b *Bot) completeIssue(issue investigate.Issue, cfg map[string]string) investigate.Issue {
+func (b *Bot) completeIssue(issue investigate.Issue, cfg config.Settings) investigate.Issue {
 	fill := func(v *string, key string) {
 		if *v == "" {
-			*v = cfg[key]
+			*v = cfg.Get(key)
 		}
 	}
 	fill(&issue.Service, "service_name")
@@ -181,7 +182,7 @@ func (b *Bot) progressMessage(ctx context.Context, jobID string, p Investigation
 
 // investigate builds the capabilities from the session and runs the
 // investigation with the progress observer.
-func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg map[string]string, action *render.ActionValue, upd *Updater, log *slog.Logger) (*investigate.HealResult, error) {
+func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg config.Settings, action *render.ActionValue, upd *Updater, log *slog.Logger) (*investigate.HealResult, error) {
 	var extra []investigate.Capability
 	if b.o.Extra != nil {
 		caps, closeFn, err := b.o.Extra(ctx, cfg)
@@ -257,7 +258,7 @@ func (b *Bot) park(ctx context.Context, job sessions.Job, p InvestigationJob, ms
 	log.Info("investigation parked until an evidence backend is configured")
 	// A setting given while this job was being parked would have found
 	// nothing to resume: look again.
-	if again, err := b.resolve(ctx, p.Channel, p.ThreadTS); err == nil && hasEvidenceBackend(values(again)) {
+	if again, err := b.resolve(ctx, p.Channel, p.ThreadTS); err == nil && hasEvidenceBackend(again.Settings()) {
 		b.resume(ctx, scope, evidenceKeys)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/investigate/mcp"
@@ -67,7 +68,7 @@ func RunWith(ctx context.Context, b *Backends, opts RunOptions) (*investigate.He
 	mcps := mcp.NewManager(mcp.Options{Logger: opts.Engine.Logger}, 0)
 	defer func() { _ = mcps.Close() }()
 	eopts := opts.Engine
-	eopts.Capabilities = capset.FromConfig(b.Config(), capset.Options{Extra: extra, MCP: mcps})
+	eopts.Capabilities = capset.FromConfig(config.OperatorSettings(b.Config()), capset.Options{Extra: extra, MCP: mcps})
 	if opts.WrapCapabilities != nil {
 		eopts.Capabilities = opts.WrapCapabilities(eopts.Capabilities)
 	}

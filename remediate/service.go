@@ -35,8 +35,11 @@ type CommitAuthor struct {
 	Name, Email string
 }
 
-// Credentials override the service's GitHub credentials for one request
-// (a thread's or channel's github_token / github_api_url settings).
+// Credentials replace the service's GitHub credentials for one request (a
+// thread's or channel's github_token / github_api_url settings, bound by
+// the settings resolution): Token, possibly empty, is the only credential
+// sent, to APIURL (empty: the service's API URL). Nil uses the service's
+// own credentials.
 type Credentials struct {
 	APIURL string
 	Token  string
@@ -137,11 +140,11 @@ func (s *Service) repo(full string, creds *Credentials) (*repoClient, error) {
 		return nil, fmt.Errorf("remediate: %w", err)
 	}
 	c := s.gh
-	if creds != nil && (creds.Token != "" || creds.APIURL != "") {
+	if creds != nil {
+		// The request's credentials replace the service's entirely: the
+		// service's token or GitHub App never goes to a URL a user set.
 		o := s.opts.GitHub
-		if creds.Token != "" {
-			o.App, o.Token = nil, creds.Token
-		}
+		o.App, o.Token = nil, creds.Token
 		if creds.APIURL != "" {
 			o.APIURL = creds.APIURL
 		}

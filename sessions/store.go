@@ -430,6 +430,11 @@ func (r Resolved) Source(key string) Source { return r[key].Source }
 // decrypted is reported (*DecryptError) and is not replaced by a lower
 // scope, so a broken thread credential never silently falls back to
 // another one.
+//
+// Endpoint groups (config.Groups) resolve as a unit, see bindGroups: a
+// credential is never paired with a URL set in a more specific scope than
+// the credential's, so a URL typed in a thread never receives the
+// channel's or the environment's token.
 func (s *Store) Resolve(ctx context.Context, channel, threadTS string, env map[string]string) (Resolved, error) {
 	chScope := ChannelScope(channel)
 	if err := chScope.validate(); err != nil {
@@ -452,36 +457,125 @@ func (s *Store) Resolve(ctx context.Context, channel, threadTS string, env map[s
 	if err != nil {
 		return nil, fmt.Errorf("sessions: resolve %s/%s: %w", channel, threadTS, err)
 	}
-	out := Resolved{}
-	blocked := map[string]bool{}
 	var errs []error
-	apply := func(sc Scope, raw map[string]string, src Source) {
+	var layers []layer
+	decode := func(sc Scope, raw map[string]string, src Source) {
 		vals, err := s.decode(sc, raw)
-		var derr *DecryptError
-		if errors.As(err, &derr) {
+		l := layer{src: src, vals: vals, set: map[string]bool{}}
+		for k := range raw {
+			l.set[k] = true // decrypt failures included: they still hide lower scopes
+		}
+		if err != nil {
 			errs = append(errs, err)
-			for _, k := range derr.Keys {
-				if _, done := out[k]; !done {
-					blocked[k] = true
+		}
+		layers = append(layers, l)
+	}
+	if thCmd != nil {
+		decode(thScope, thCmd.Val(), SourceThread)
+	}
+	decode(chScope, chCmd.Val(), SourceChannel)
+	envLayer := layer{src: SourceEnv, vals: map[string]string{}, set: map[string]bool{}}
+	for k, v := range env {
+		if v != "" {
+			envLayer.vals[k], envLayer.set[k] = v, true
+		}
+	}
+	layers = append(layers, envLayer)
+	return resolveLayers(layers, s.opts.IsSecret), errors.Join(errs...)
+}
+
+// layer is one scope's settings during resolution, most specific first.
+type layer struct {
+	src  Source
+	vals map[string]string // decrypted values
+	set  map[string]bool   // keys the scope sets, even when undecryptable
+}
+
+// resolveLayers takes each key from the most specific layer that sets it,
+// then binds the endpoint groups.
+func resolveLayers(layers []layer, isSecret func(string) bool) Resolved {
+	out := Resolved{}
+	decided := map[string]bool{}
+	for _, l := range layers {
+		for k := range l.set {
+			if decided[k] {
+				continue
+			}
+			decided[k] = true
+			if v, ok := l.vals[k]; ok {
+				out[k] = Setting{Value: v, Source: l.src, Secret: isSecret(k)}
+			}
+		}
+	}
+	bindGroups(out, layers)
+	return out
+}
+
+// bindGroups is the one rule that binds credentials to endpoints. For each
+// group (config.Groups):
+//
+//   - its URL comes from the most specific scope that sets it (the
+//     environment when none does: the deployment's default host);
+//   - its bound settings (token, tenant) all come from one scope: the most
+//     specific scope that sets any of them, provided that scope is at
+//     least as specific as the URL's. Bound settings of other scopes are
+//     dropped, never mixed in.
+//
+// So a thread's URL gets the thread's token or none, never the channel's
+// or the environment's (the forbidden direction: the deployment's secret
+// sent to a host a user chose). A user's own token may go to the URL the
+// channel or the operator configured: the user's secret reaches the
+// deployment's host, which is what the user asked for.
+func bindGroups(out Resolved, layers []layer) {
+	rank := func(k string) int {
+		for i, l := range layers {
+			if l.set[k] {
+				return i
+			}
+		}
+		return len(layers) - 1 // unset: the environment's default
+	}
+	for _, g := range config.Groups {
+		urlRank := rank(g.URL)
+		credRank := -1
+	search:
+		for i := 0; i <= urlRank; i++ {
+			for _, k := range g.Bound {
+				if layers[i].set[k] {
+					credRank = i
+					break search
 				}
 			}
 		}
-		for k, v := range vals {
-			if _, done := out[k]; done || blocked[k] {
-				continue
+		for _, k := range g.Bound {
+			if st, ok := out[k]; ok && (credRank < 0 || st.Source != layers[credRank].src) {
+				delete(out, k)
 			}
-			out[k] = Setting{Value: v, Source: src, Secret: s.opts.IsSecret(k)}
 		}
 	}
-	if thCmd != nil {
-		apply(thScope, thCmd.Val(), SourceThread)
-	}
-	apply(chScope, chCmd.Val(), SourceChannel)
-	for k, v := range env {
-		if _, done := out[k]; done || blocked[k] || v == "" {
-			continue
-		}
-		out[k] = Setting{Value: v, Source: SourceEnv, Secret: s.opts.IsSecret(k)}
-	}
-	return out, errors.Join(errs...)
 }
+
+// Settings returns the resolved values with their endpoint groups bound,
+// the form capabilities are built from.
+func (r Resolved) Settings() config.Settings {
+	values := make(map[string]string, len(r))
+	for k, s := range r {
+		values[k] = s.Value
+	}
+	var userURL, userBound []string
+	for _, g := range config.Groups {
+		if r[g.URL].Source.user() {
+			userURL = append(userURL, g.URL)
+		}
+		for _, k := range g.Bound {
+			if r[k].Source.user() {
+				userBound = append(userBound, g.URL)
+				break
+			}
+		}
+	}
+	return config.BoundSettings(values, userURL, userBound)
+}
+
+// user reports whether a source is a scope users write (thread, channel).
+func (s Source) user() bool { return s == SourceThread || s == SourceChannel }

@@ -113,7 +113,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		mcps := mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp"), ClientVersion: version}, 0)
 		defer func() { _ = mcps.Close() }()
-		caps, err := capset.Build(ctx, cfg, capset.Options{MCP: mcps, MCPServers: servers})
+		caps, err := capset.Build(ctx, config.OperatorSettings(cfg), capset.Options{MCP: mcps, MCPServers: servers})
 		if err != nil {
 			return err
 		}

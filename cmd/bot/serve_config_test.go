@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/investigate/k8s"
@@ -83,7 +84,7 @@ mcp_servers:
 	t.Cleanup(func() { _ = mgr.Close() }) // before the simulators stop
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	caps, err := capset.Build(ctx, e.Settings, capset.Options{MCP: mgr, MCPServers: e.MCPServers})
+	caps, err := capset.Build(ctx, config.OperatorSettings(e.Settings), capset.Options{MCP: mgr, MCPServers: e.MCPServers})
 	require.NoError(t, err)
 	var names []string
 	for _, ts := range investigate.New(investigate.Options{Capabilities: caps}).ToolSpecs() {

@@ -1,6 +1,9 @@
-// Package capset builds the investigation capabilities from a resolved
-// session configuration (thread > channel > environment): one place that
-// knows which key configures which backend.
+// Package capset builds the investigation capabilities from resolved
+// settings (thread > channel > environment): one place that knows which
+// key configures which backend. It takes config.Settings, whose endpoint
+// groups are already bound (sessions.Resolve), and hands each capability
+// one endpoint: its URL with the credentials bound to it, never a URL from
+// one scope with a token from another.
 package capset
 
 import (
@@ -8,6 +11,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/gh"
 	"github.com/autoheal/autoheal/investigate/jaeger"
@@ -44,7 +48,7 @@ var ErrNoManager = errors.New("capset: MCP servers need Options.MCP (the process
 // in parallel within ctx so that their tool lists are known. A server that
 // cannot be reached still yields a capability reporting itself unavailable
 // with the reason; the error is for configurations the manager refuses.
-func Build(ctx context.Context, cfg map[string]string, opts Options) ([]investigate.Capability, error) {
+func Build(ctx context.Context, cfg config.Settings, opts Options) ([]investigate.Capability, error) {
 	var extra []investigate.Capability
 	var err error
 	if len(opts.MCPServers) > 0 {
@@ -60,16 +64,18 @@ func Build(ctx context.Context, cfg map[string]string, opts Options) ([]investig
 
 // FromConfig returns every capability; those whose keys are missing report
 // themselves unavailable with the reason.
-func FromConfig(cfg map[string]string, opts Options) []investigate.Capability {
-	changes, source := gh.New(gh.Config{APIURL: cfg["github_api_url"], Token: cfg["github_token"], Repo: cfg["repo"], Ref: cfg["ref"],
+func FromConfig(cfg config.Settings, opts Options) []investigate.Capability {
+	traces, logs, metrics := cfg.Endpoint("jaeger_url"), cfg.Endpoint("loki_url"), cfg.Endpoint("prometheus_url")
+	github, kube := cfg.Endpoint("github_api_url"), cfg.Endpoint("k8s_mcp_url")
+	changes, source := gh.New(gh.Config{APIURL: github.URL, Token: github.Bound["github_token"], Repo: cfg.Get("repo"), Ref: cfg.Get("ref"),
 		Timeout: opts.Timeout, MaxBody: opts.MaxBody})
 	caps := []investigate.Capability{
-		jaeger.New(jaeger.Config{URL: cfg["jaeger_url"], Token: cfg["jaeger_token"], API: jaeger.API(cfg["jaeger_api"]), Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
-		loki.New(loki.Config{URL: cfg["loki_url"], Token: cfg["loki_token"], OrgID: cfg["loki_org_id"], ServiceLabel: cfg["log_service_label"], Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
-		prom.New(prom.Config{URL: cfg["prometheus_url"], Token: cfg["prometheus_token"], Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
+		jaeger.New(jaeger.Config{URL: traces.URL, Token: traces.Bound["jaeger_token"], API: jaeger.API(cfg.Get("jaeger_api")), Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
+		loki.New(loki.Config{URL: logs.URL, Token: logs.Bound["loki_token"], OrgID: logs.Bound["loki_org_id"], ServiceLabel: cfg.Get("log_service_label"), Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
+		prom.New(prom.Config{URL: metrics.URL, Token: metrics.Bound["prometheus_token"], Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
 		changes,
 		source,
-		k8s.New(k8s.Config{URL: cfg["k8s_mcp_url"], Server: k8s.FromMCPConfig(opts.MCPServers), Namespace: cfg["namespace"],
+		k8s.New(k8s.Config{URL: kube.URL, Server: k8s.FromMCPConfig(opts.MCPServers), Namespace: cfg.Get("namespace"),
 			Timeout: opts.Timeout, Manager: opts.MCP}),
 	}
 	return append(caps, opts.Extra...)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/capset"
 	"github.com/autoheal/autoheal/investigate/k8s"
@@ -87,7 +88,7 @@ mcp_servers:
 	// Connections close before the simulators stop (cleanups run last first).
 	t.Cleanup(func() { assert.NoError(t, mgr.Close()) })
 
-	caps, err := capset.Build(ctxT(t), map[string]string{"namespace": "shop"}, capset.Options{MCP: mgr, MCPServers: servers})
+	caps, err := capset.Build(ctxT(t), config.OperatorSettings(map[string]string{"namespace": "shop"}), capset.Options{MCP: mgr, MCPServers: servers})
 	require.NoError(t, err)
 	e := investigate.New(investigate.Options{Capabilities: caps})
 	var names []string
@@ -138,7 +139,7 @@ mcp_servers:
 	require.NoError(t, err)
 	mgr := mcp.NewManager(mcp.Options{ConnectTimeout: 2 * time.Second}, 0)
 	defer mgr.Close()
-	caps, err := capset.Build(ctxT(t), map[string]string{}, capset.Options{MCP: mgr, MCPServers: servers})
+	caps, err := capset.Build(ctxT(t), config.Settings{}, capset.Options{MCP: mgr, MCPServers: servers})
 	require.NoError(t, err)
 	var gone investigate.Capability
 	for _, c := range caps {
@@ -151,6 +152,6 @@ mcp_servers:
 	assert.False(t, av.Configured)
 	assert.Contains(t, av.Reason, "gone")
 
-	_, err = capset.Build(ctxT(t), map[string]string{}, capset.Options{MCPServers: servers})
+	_, err = capset.Build(ctxT(t), config.Settings{}, capset.Options{MCPServers: servers})
 	assert.True(t, errors.Is(err, capset.ErrNoManager))
 }

@@ -14,7 +14,7 @@ import (
 // call's summary and findings only. Wrap the capabilities the engine is
 // built from:
 //
-//	e := investigate.New(investigate.Options{Capabilities: llm.CaptureData(capset.FromConfig(cfg, capset.Options{}))})
+//	e := investigate.New(investigate.Options{Capabilities: llm.CaptureData(capset.FromConfig(config.OperatorSettings(cfg), capset.Options{}))})
 //
 // Data is captured only for calls the planner makes (it travels in the
 // context), so the deterministic engine pays nothing for the wrapping.
