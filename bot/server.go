@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 )
@@ -20,8 +19,15 @@ type Check func(ctx context.Context) error
 type ServerOptions struct {
 	// Addr is the listen address (":8080").
 	Addr string
-	// Ready are the readiness checks by name (redis, slack, …).
+	// Ready are the checks that decide readiness, by name (redis): what a
+	// replica needs to accept webhooks and run queued work.
 	Ready map[string]Check
+	// Health are checks /readyz reports without gating readiness (slack):
+	// an outage of Slack must not take every replica out of service while
+	// Redis can still queue the alerts.
+	Health map[string]Check
+	// Report, when set, is told every check's outcome (a metric).
+	Report func(name string, err error)
 	// CheckTimeout bounds one readiness check (default 2 s).
 	CheckTimeout time.Duration
 	Logger       *slog.Logger
@@ -57,20 +63,36 @@ func NewServer(o ServerOptions) *Server {
 func (s *Server) Handle(pattern string, h http.Handler) { s.Mux.Handle(pattern, h) }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	names := make([]string, 0, len(s.o.Ready))
-	for n := range s.o.Ready {
-		names = append(names, n)
+	ready := s.runChecks(r.Context(), s.o.Ready)
+	status, code := "ready", http.StatusOK
+	for _, res := range ready {
+		if res != "ok" {
+			status, code = "not ready", http.StatusServiceUnavailable
+		}
 	}
-	sort.Strings(names)
-	results := make(map[string]string, len(names))
+	body := map[string]any{"status": status, "checks": ready}
+	if len(s.o.Health) > 0 {
+		body["health"] = s.runChecks(r.Context(), s.o.Health)
+	}
+	writeJSON(w, code, body)
+}
+
+// runChecks runs checks in parallel, each bounded by CheckTimeout, and
+// returns "ok" or the error text by name.
+func (s *Server) runChecks(ctx context.Context, checks map[string]Check) map[string]string {
+	results := make(map[string]string, len(checks))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, n := range names {
+	for n, check := range checks {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(r.Context(), s.o.CheckTimeout)
+			cctx, cancel := context.WithTimeout(ctx, s.o.CheckTimeout)
 			defer cancel()
+			err := check(cctx)
+			if s.o.Report != nil {
+				s.o.Report(n, err)
+			}
 			res := "ok"
-			if err := s.o.Ready[n](ctx); err != nil {
+			if err != nil {
 				res = err.Error()
 			}
 			mu.Lock()
@@ -79,13 +101,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	wg.Wait()
-	status, code := "ready", http.StatusOK
-	for _, n := range names {
-		if results[n] != "ok" {
-			status, code = "not ready", http.StatusServiceUnavailable
-		}
-	}
-	writeJSON(w, code, map[string]any{"status": status, "checks": results})
+	return results
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -161,9 +177,9 @@ func CachedCheck(check Check, ttl, failTTL time.Duration) Check {
 	}
 }
 
-// ReadyChecks are the bot's readiness checks: Redis answers a PING, and
-// Slack accepts the bot token (auth.test, cached for five minutes, thirty
-// seconds after a failure). Errors never carry tokens.
+// ReadyChecks decide the replica's readiness: Redis answers a PING. A
+// replica with Redis accepts webhooks and runs queued work whatever Slack
+// does (results wait in the queue's retries).
 func (b *Bot) ReadyChecks() map[string]Check {
 	return map[string]Check{
 		"redis": func(ctx context.Context) error {
@@ -172,6 +188,14 @@ func (b *Bot) ReadyChecks() map[string]Check {
 			}
 			return nil
 		},
+	}
+}
+
+// HealthChecks are reported next to readiness without gating it: Slack
+// accepts the bot token (auth.test, cached for five minutes, thirty seconds
+// after a failure). Errors never carry tokens.
+func (b *Bot) HealthChecks() map[string]Check {
+	return map[string]Check{
 		"slack": CachedCheck(func(ctx context.Context) error {
 			if _, err := b.api.AuthTestContext(ctx); err != nil {
 				return fmt.Errorf("slack auth.test: %s", b.o.Redactor.String(err.Error()))

@@ -69,6 +69,7 @@ type Registry struct {
 	incidents          *prometheus.CounterVec
 	investigations     *prometheus.CounterVec
 	investigationSecs  *prometheus.HistogramVec
+	dependencyUp       *prometheus.GaugeVec
 }
 
 // New returns a registry with every AutoHeal collector registered.
@@ -115,6 +116,10 @@ func New(o Options) *Registry {
 			Help:    "Wall time of investigations by outcome.",
 			Buckets: []float64{1, 2.5, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300},
 		}, []string{"outcome"}),
+		dependencyUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "autoheal_dependency_up",
+			Help: "Whether a dependency answered its last health check (1) or not (0), by dependency (redis, slack); updated when /readyz is probed.",
+		}, []string{"dependency"}),
 	}
 	for _, reason := range Reasons {
 		r.alertsRejected.WithLabelValues(reason)
@@ -123,7 +128,7 @@ func New(o Options) *Registry {
 		r.alertsReceived.WithLabelValues(s)
 	}
 	r.reg.MustRegister(r.alertsReceived, r.alertsDeduplicated, r.alertsRejected, r.enqueueSeconds,
-		r.incidents, r.investigations, r.investigationSecs, llmCollector{c: o.LLM})
+		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, llmCollector{c: o.LLM})
 	if o.Queue != nil {
 		r.reg.MustRegister(newQueueCollector(o.Queue, o.ScrapeTimeout, r.log))
 	}
@@ -145,6 +150,15 @@ func (r *Registry) Handler() http.Handler {
 
 // Gatherer exposes the registry (tests and embedding).
 func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// DependencyUp records the outcome of a dependency's health check.
+func (r *Registry) DependencyUp(dependency string, up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	r.dependencyUp.WithLabelValues(dependency).Set(v)
+}
 
 // AlertsReceived counts n alerts of an accepted webhook with status.
 func (r *Registry) AlertsReceived(status string, n int) {

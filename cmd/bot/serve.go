@@ -485,7 +485,8 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		_ = mcps.Close()
 		return nil, err
 	}
-	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Logger: log})
+	srv := bot.NewServer(bot.ServerOptions{Addr: e.HTTPAddr, Ready: b.ReadyChecks(), Health: b.HealthChecks(),
+		Report: func(name string, err error) { reg.DependencyUp(name, err == nil) }, Logger: log})
 	srv.Handle("GET /metrics", reg.Handler())
 	w := &wiredBot{Bot: b, Store: store, Queue: queue, Server: srv, Slack: client, Metrics: reg, AlertQueue: alertQueue, MCP: mcps}
 	if e.Routing != nil && (e.webhookCredentials() || e.OpenWebhook) {
