@@ -126,12 +126,18 @@ def check(d):
 
 
 def main():
-    root = sys.argv[1]
+    root = sys.argv[1].rstrip("/")
+    # ROOT is a set of scenarios, or one scenario itself.
+    if os.path.isfile(os.path.join(root, "scenario.yaml")):
+        root, names = os.path.dirname(root) or ".", [os.path.basename(root)]
+    else:
+        names = sorted(n for n in os.listdir(root) if os.path.isfile(os.path.join(root, n, "scenario.yaml")))
+    if not names:
+        print(f"no scenario (a directory with scenario.yaml) in {sys.argv[1]}")
+        sys.exit(1)
     bad = 0
-    for name in sorted(os.listdir(root)):
+    for name in names:
         d = os.path.join(root, name)
-        if not os.path.isfile(os.path.join(d, "scenario.yaml")):
-            continue
         errs = check(d)
         size = sum(os.path.getsize(os.path.join(a, f)) for a, _, fs in os.walk(d) for f in fs)
         if size > 600 * 1024:
