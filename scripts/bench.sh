@@ -11,6 +11,12 @@ run() { # package pattern benchtime
 echo "== Investigation engine (harness, local simulators)"
 run ./harness 'BenchmarkInvestigateExamples' 20x
 echo
+echo "== Log templates (Drain) over an hour of logs: 180,000 lines"
+run ./investigate/drain 'BenchmarkDrainHourOfLogs' 3x
+echo
+echo "== Change points over an hour of metrics: 1,000 series of 240 points"
+run ./investigate/changepoint 'BenchmarkChangePointHourOfMetrics' 5x
+echo
 echo "== Round concurrency: 200 ms added to every backend call (target ratio < 0.40)"
 run ./harness 'BenchmarkRoundConcurrency' 2x | tee /tmp/autoheal-bench-concurrency.txt
 awk '/BenchmarkRoundConcurrency/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ratio") printf "   parallel/sequential wall-time ratio: %s\n", $i }' /tmp/autoheal-bench-concurrency.txt
