@@ -73,12 +73,16 @@ type RefireRequest struct {
 type Metrics interface {
 	InvestigationDone(outcome, band, mode string, took time.Duration)
 	IncidentEvent(event string)
+	// SlackEventShed counts an acknowledged Slack event dropped because its
+	// lane's queue was full.
+	SlackEventShed(lane string)
 }
 
 type noMetrics struct{}
 
 func (noMetrics) InvestigationDone(string, string, string, time.Duration) {}
 func (noMetrics) IncidentEvent(string)                                    {}
+func (noMetrics) SlackEventShed(string)                                   {}
 
 const (
 	rootLockTTL   = 20 * time.Second

@@ -89,10 +89,18 @@ type Options struct {
 	// replica to open the incident's thread before retrying (default 20 s).
 	AlertRootWait time.Duration
 
-	// EventWorkers bounds event handlers running at once (default 16);
-	// EventQueue bounds acknowledged events waiting for one (default 1024).
+	// EventWorkers bounds mention handlers running at once (default 16);
+	// EventQueue bounds acknowledged mentions waiting for one (default
+	// 1024). Past it, mentions are shed (logged and counted), never held
+	// at the socket.
 	EventWorkers int
 	EventQueue   int
+	// InteractiveWorkers and InteractiveQueue are the same for clicks,
+	// modal submissions and slash commands (defaults 8 and 256): their own
+	// lane, so that a burst of mentions never delays the views.open a
+	// click needs within its 3-second trigger_id.
+	InteractiveWorkers int
+	InteractiveQueue   int
 	// EventTimeout bounds one event handler (default 30 s).
 	EventTimeout time.Duration
 	// DedupeTTL is how long an event id is remembered (default 6 h; Slack
@@ -138,7 +146,9 @@ type Bot struct {
 
 	botUserID atomic.Value // string
 	connected atomic.Bool
-	pool      *pool
+	// events runs mention handlers; interactive runs clicks, modal
+	// submissions and slash commands (see Options.InteractiveWorkers).
+	events, interactive *pool
 
 	runMu   sync.Mutex
 	running bool
@@ -181,6 +191,12 @@ func New(o Options) (*Bot, error) {
 	if o.EventQueue <= 0 {
 		o.EventQueue = 1024
 	}
+	if o.InteractiveWorkers <= 0 {
+		o.InteractiveWorkers = 8
+	}
+	if o.InteractiveQueue <= 0 {
+		o.InteractiveQueue = 256
+	}
 	def(&o.EventTimeout, 30*time.Second)
 	def(&o.AlertRootWait, 20*time.Second)
 	if o.Metrics == nil {
@@ -210,7 +226,8 @@ func New(o Options) (*Bot, error) {
 	}
 	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot")}
 	b.botUserID.Store(o.BotUserID)
-	b.pool = newPool(o.EventWorkers, o.EventQueue, b.log)
+	b.events = newPool(laneEvents, o.EventWorkers, o.EventQueue, b.log)
+	b.interactive = newPool(laneInteractive, o.InteractiveWorkers, o.InteractiveQueue, b.log)
 	return b, nil
 }
 
@@ -264,7 +281,8 @@ func (b *Bot) Run(ctx context.Context) error {
 	// Handlers outlive ctx until the drain deadline.
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	b.pool.start(workCtx, b.o.EventTimeout)
+	b.events.start(workCtx, b.o.EventTimeout)
+	b.interactive.start(workCtx, b.o.EventTimeout)
 
 	var wg sync.WaitGroup
 	var socketErr, queueErr error
@@ -286,9 +304,15 @@ func (b *Bot) Run(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	if !b.pool.drain(b.o.DrainTimeout) {
-		b.log.Warn("event handlers still running at the drain deadline; abandoning them")
+	var drained sync.WaitGroup
+	for _, lane := range []*pool{b.events, b.interactive} {
+		drained.Go(func() {
+			if !lane.drain(b.o.DrainTimeout) {
+				b.log.Warn("event handlers still running at the drain deadline; abandoning them", "lane", lane.name)
+			}
+		})
 	}
+	drained.Wait()
 	stopWork()
 	b.log.Info("bot stopped")
 	if errors.Is(queueErr, sessions.ErrDrainTimeout) {

@@ -8,10 +8,12 @@ import (
 	"time"
 )
 
-// pool runs event handlers on a fixed number of goroutines; acknowledged
-// events wait in a bounded queue. Submitting to a full queue blocks, which
-// slows reading from Slack rather than dropping acknowledged work.
+// pool is one lane of event handlers: a fixed number of goroutines and a
+// bounded queue of acknowledged events. Submitting never blocks: the Socket
+// Mode reader must go on acknowledging whatever the handlers do, so a task
+// that finds the queue full is shed (the caller logs and counts it).
 type pool struct {
+	name  string
 	n     int
 	tasks chan func(context.Context)
 	log   *slog.Logger
@@ -22,8 +24,8 @@ type pool struct {
 	wg      sync.WaitGroup
 }
 
-func newPool(n, queue int, log *slog.Logger) *pool {
-	return &pool{n: n, tasks: make(chan func(context.Context), queue), log: log}
+func newPool(name string, n, queue int, log *slog.Logger) *pool {
+	return &pool{name: name, n: n, tasks: make(chan func(context.Context), queue), log: log}
 }
 
 // start launches the workers; each task gets its own timeout.
@@ -50,18 +52,27 @@ func (p *pool) run(ctx context.Context, timeout time.Duration, task func(context
 	task(tctx)
 }
 
-// submit queues a task; false when the pool is closed or ctx ended first.
-func (p *pool) submit(ctx context.Context, task func(context.Context)) bool {
+// submitResult says what became of a submitted task.
+type submitResult int
+
+const (
+	submitted submitResult = iota
+	shedFull               // the lane's queue was full
+	shedClosed             // the lane is draining (shutdown)
+)
+
+// submit queues a task without waiting.
+func (p *pool) submit(task func(context.Context)) submitResult {
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
 	if p.closed {
-		return false
+		return shedClosed
 	}
 	select {
 	case p.tasks <- task:
-		return true
-	case <-ctx.Done():
-		return false
+		return submitted
+	default:
+		return shedFull
 	}
 }
 

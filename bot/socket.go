@@ -130,7 +130,7 @@ func (b *Bot) dispatch(ctx context.Context, smc *socketmode.Client, evt socketmo
 			return
 		}
 		eventID := cb.EventID
-		b.submit(ctx, func(ctx context.Context) { b.handleMention(ctx, eventID, mention) })
+		b.submit(b.events, "app_mention", func(ctx context.Context) { b.handleMention(ctx, eventID, mention) })
 
 	case socketmode.EventTypeSlashCommand:
 		b.ack(ctx, smc, evt.Request, nil)
@@ -138,7 +138,7 @@ func (b *Bot) dispatch(ctx context.Context, smc *socketmode.Client, evt socketmo
 		if !ok {
 			return
 		}
-		b.submit(ctx, func(ctx context.Context) { b.handleCommand(ctx, cmd) })
+		b.submit(b.interactive, "slash_command", func(ctx context.Context) { b.handleCommand(ctx, cmd) })
 
 	case socketmode.EventTypeInteractive:
 		cb, ok := evt.Data.(slack.InteractionCallback)
@@ -169,14 +169,14 @@ func (b *Bot) dispatch(ctx context.Context, smc *socketmode.Client, evt socketmo
 				case <-ctx.Done():
 				}
 			}()
-			if !b.submit(ctx, func(ctx context.Context) { b.handleViewSubmission(ctx, cb, ackOnce) }) {
+			if !b.submit(b.interactive, "view_submission", func(ctx context.Context) { b.handleViewSubmission(ctx, cb, ackOnce) }) {
 				ackOnce(nil)
 			}
 			return
 		}
 		b.ack(ctx, smc, evt.Request, nil)
 		if cb.Type == slack.InteractionTypeBlockActions {
-			b.submit(ctx, func(ctx context.Context) { b.handleBlockActions(ctx, cb) })
+			b.submit(b.interactive, "block_actions", func(ctx context.Context) { b.handleBlockActions(ctx, cb) })
 		}
 	default:
 		b.log.Debug("socket mode event ignored", "type", evt.Type)
@@ -184,10 +184,24 @@ func (b *Bot) dispatch(ctx context.Context, smc *socketmode.Client, evt socketmo
 	}
 }
 
-func (b *Bot) submit(ctx context.Context, task func(context.Context)) bool {
-	if !b.pool.submit(ctx, task) {
-		b.log.Warn("event dropped: shutting down")
-		return false
+// Lanes of event handlers (the lane label of autoheal_slack_events_shed_total).
+const (
+	laneEvents      = "events"
+	laneInteractive = "interactive"
+)
+
+// submit hands an acknowledged event to its lane without waiting; a full
+// lane sheds it with a log line and a metric, so that acks never wait for
+// handlers.
+func (b *Bot) submit(lane *pool, kind string, task func(context.Context)) bool {
+	switch lane.submit(task) {
+	case submitted:
+		return true
+	case shedFull:
+		b.log.Warn("event shed: its lane is full", "lane", lane.name, "event", kind)
+		b.o.Metrics.SlackEventShed(lane.name)
+	default:
+		b.log.Warn("event dropped: shutting down", "lane", lane.name, "event", kind)
 	}
-	return true
+	return false
 }

@@ -70,6 +70,7 @@ type Registry struct {
 	investigations     *prometheus.CounterVec
 	investigationSecs  *prometheus.HistogramVec
 	dependencyUp       *prometheus.GaugeVec
+	eventsShed         *prometheus.CounterVec
 }
 
 // New returns a registry with every AutoHeal collector registered.
@@ -120,6 +121,13 @@ func New(o Options) *Registry {
 			Name: "autoheal_dependency_up",
 			Help: "Whether a dependency answered its last health check (1) or not (0), by dependency (redis, slack); updated when /readyz is probed.",
 		}, []string{"dependency"}),
+		eventsShed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autoheal_slack_events_shed_total",
+			Help: "Acknowledged Slack events dropped because their lane's queue was full, by lane (events: mentions; interactive: clicks, modals, slash commands).",
+		}, []string{"lane"}),
+	}
+	for _, lane := range []string{"events", "interactive"} {
+		r.eventsShed.WithLabelValues(lane)
 	}
 	for _, reason := range Reasons {
 		r.alertsRejected.WithLabelValues(reason)
@@ -128,7 +136,7 @@ func New(o Options) *Registry {
 		r.alertsReceived.WithLabelValues(s)
 	}
 	r.reg.MustRegister(r.alertsReceived, r.alertsDeduplicated, r.alertsRejected, r.enqueueSeconds,
-		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, llmCollector{c: o.LLM})
+		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, llmCollector{c: o.LLM})
 	if o.Queue != nil {
 		r.reg.MustRegister(newQueueCollector(o.Queue, o.ScrapeTimeout, r.log))
 	}
@@ -150,6 +158,9 @@ func (r *Registry) Handler() http.Handler {
 
 // Gatherer exposes the registry (tests and embedding).
 func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// SlackEventShed counts a Slack event shed by a full lane.
+func (r *Registry) SlackEventShed(lane string) { r.eventsShed.WithLabelValues(lane).Inc() }
 
 // DependencyUp records the outcome of a dependency's health check.
 func (r *Registry) DependencyUp(dependency string, up bool) {

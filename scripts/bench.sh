@@ -23,7 +23,14 @@ awk '/BenchmarkRoundConcurrency/ { for (i = 1; i <= NF; i++) if ($(i+1) == "rati
 echo
 echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
 run ./sessions 'BenchmarkEnqueue' 3000x
-for pkg in ./bot ./alerts ./cmd/bot; do
+echo
+echo "== Slack envelope acks, mentions at 200/s (target p99 < 50 ms)"
+run ./bot 'BenchmarkMentionAckLatency' 2000x
+echo
+echo "== Slack acks at 200 events/s with a Web API answering in 500 ms, one event in ten a command opening a modal"
+echo "   (targets: ack p99 < 50 ms; every views.open within the trigger's 3 s; mentions past the lane's queue are shed)"
+run ./bot 'BenchmarkSlowSlackAcks' 2000x
+for pkg in ./alerts ./cmd/bot; do
   if ls "$pkg"/*_test.go >/dev/null 2>&1 && grep -qs 'func Benchmark' "$pkg"/*_test.go; then
     echo
     echo "== $pkg"

@@ -71,6 +71,23 @@ func (s *Server) ClearFaults(method string) {
 	s.faultMu.Unlock()
 }
 
+// wait sleeps d unless the request or the server ends first (false then).
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.closed:
+		return false
+	}
+}
+
 func (s *Server) takeFault(method string) (Fault, bool) {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
@@ -290,6 +307,9 @@ func (s *Server) handleAPI(w http.ResponseWriter, hr *http.Request) {
 	}
 	if decodeErr != nil {
 		fail(decodeErr)
+		return
+	}
+	if !s.wait(hr.Context(), s.opts.Latency) {
 		return
 	}
 	if f, ok := s.takeFault(method); ok {

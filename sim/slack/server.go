@@ -144,6 +144,9 @@ type Options struct {
 	PingInterval time.Duration
 	// TriggerTTL is how long a trigger_id stays valid; Slack's is 3 s.
 	TriggerTTL time.Duration
+	// Latency is waited before answering every Web API call, as a slow or
+	// distant Slack would (0: answer at once). Faults add to it.
+	Latency time.Duration
 	// DisconnectGrace is how long a connection told to disconnect may stay
 	// open before the simulator closes it. Default 10 s.
 	DisconnectGrace time.Duration
