@@ -56,9 +56,9 @@ func (p *pool) run(ctx context.Context, timeout time.Duration, task func(context
 type submitResult int
 
 const (
-	submitted submitResult = iota
-	shedFull               // the lane's queue was full
-	shedClosed             // the lane is draining (shutdown)
+	submitted  submitResult = iota
+	shedFull                // the lane's queue was full
+	shedClosed              // the lane is draining (shutdown)
 )
 
 // submit queues a task without waiting.
