@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,14 +19,21 @@ import (
 
 func health(t *testing.T, dir string) *investigate.ToolResult {
 	t.Helper()
+	return healthWith(t, dir, time.Hour, promsim.Options{})
+}
+
+// healthWith runs metrics_health over the window that ends at the scenario's clock.
+func healthWith(t *testing.T, dir string, window time.Duration, opts promsim.Options) *investigate.ToolResult {
+	t.Helper()
 	s, err := scenario.Load(dir)
 	require.NoError(t, err)
-	h, err := promsim.New(s.Metrics, promsim.Options{Now: s.Now})
+	opts.Now = s.Now
+	h, err := promsim.New(s.Metrics, opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := prom.New(prom.Config{URL: srv.URL})
-	args, _ := json.Marshal(map[string]any{"start": s.Now.Add(-time.Hour).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
+	args, _ := json.Marshal(map[string]any{"start": s.Now.Add(-window).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
 	res, err := c.Call(context.Background(), prom.ToolHealth, args)
 	require.NoError(t, err)
 	return res
@@ -63,4 +71,32 @@ func TestHealthDatesTheErrorRateOnset(t *testing.T) {
 	require.NotNil(t, rate, res.Summary)
 	deploy := time.Date(2026, 12, 1, 16, 12, 0, 0, time.UTC)
 	assert.WithinDuration(t, deploy, rate.Time, 5*time.Minute, "the onset is dated at the payment rollout")
+}
+
+// TestHealthDoesNotLeanOnTheLookbackTail: a scraping Prometheus ends a
+// vanished series with a staleness marker, imported data lets it linger for
+// the 5m lookback delta; the findings must not depend on which. Over these
+// windows (the engine's own) the markers change the series: shipment's
+// onset moves by 38s and its baseline error ratio drops from 1.8% to 0.1%.
+func TestHealthDoesNotLeanOnTheLookbackTail(t *testing.T) {
+	for _, tc := range []struct {
+		dir    string
+		window time.Duration
+	}{
+		{"../../testdata/examples/cart-oomkilled-low-limit", 90 * time.Minute},
+		{"../../testdata/scenarios/dispatch-nil-vehicle-panic", 68 * time.Minute},
+		{"../../testdata/scenarios/shipment-eta-invalid-time-value", 76 * time.Minute},
+	} {
+		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+			imported := healthWith(t, tc.dir, tc.window, promsim.Options{})
+			scraped := healthWith(t, tc.dir, tc.window, promsim.Options{StaleMarkers: true})
+			require.NotEmpty(t, imported.Findings)
+			require.Len(t, scraped.Findings, len(imported.Findings))
+			for i, f := range imported.Findings {
+				g := scraped.Findings[i]
+				assert.Equal(t, f.Service+" "+f.Signature, g.Service+" "+g.Signature)
+				assert.WithinDuration(t, f.Time, g.Time, time.Minute, f.Quote)
+			}
+		})
+	}
 }

@@ -1,32 +1,40 @@
 // Package prom simulates the Prometheus HTTP API over a scenario's raw
 // samples: /api/v1/query, /query_range, /series, /labels,
-// /label/{name}/values, /metadata and /status/buildinfo, with a PromQL
-// subset implemented by a real parser and evaluator.
+// /label/{name}/values, /metadata and /status/buildinfo.
 //
-// Semantics follow Prometheus 3: an instant selector takes the newest sample
-// in (t-5m, t]; a range selector the samples in (t-range, t]; offset and @
-// shift the evaluation time; rate, increase and delta correct counter resets
-// and extrapolate towards the window edges exactly like Prometheus'
-// extrapolatedRate; query_range evaluates the expression independently at
-// every step. Aggregations (sum, avg, min, max, count, group, stddev,
-// stdvar, topk, bottomk, quantile) take by/without; binary operators support
-// bool, on/ignoring and group_left/group_right; and/or/unless are set
-// operations. Subqueries are evaluated at step-aligned instants.
-// Unsupported functions and aggregations answer 400 bad_data naming them.
-// Native histograms do not exist here: scenarios hold float samples.
+// PromQL is parsed and evaluated by Prometheus' own engine
+// (github.com/prometheus/prometheus/promql, configured as a default server:
+// 5m lookback delta, @ and negative offsets on, experimental functions
+// off), over an in-memory storage that keeps the samples in Prometheus'
+// XOR chunks. The handlers follow web/api/v1: the same parameters, error
+// types and status codes (bad_data 400 for a query that does not parse,
+// execution 422 for one that fails), warnings and infos from the engine's
+// annotations, and the same JSON bytes.
+//
+// Scenario samples carry no staleness markers unless Options.StaleMarkers
+// adds the ones scraping would have written. Native histograms do not
+// exist here: scenarios hold float samples.
 package prom
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
-	"sort"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/timestamp"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/storage"
 
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sim"
@@ -35,8 +43,13 @@ import (
 // ServiceName is the transcript service name of this simulator.
 const ServiceName = "prometheus"
 
-// maxPoints is Prometheus' limit of points per series in a range query.
-const maxPoints = 11000
+// Defaults of the prometheus server's query flags.
+const (
+	lookbackDelta   = 5 * time.Minute // --query.lookback-delta
+	queryTimeout    = 2 * time.Minute // --query.timeout
+	queryMaxSamples = 50_000_000      // --query.max-samples
+	evalInterval    = time.Minute     // global evaluation_interval: the step of a subquery without one
+)
 
 // Options configure the simulator.
 type Options struct {
@@ -47,6 +60,11 @@ type Options struct {
 	Transcript *sim.Transcript
 	// Logger receives debug lines; nil discards them.
 	Logger *slog.Logger
+	// StaleMarkers ends every run of samples with a staleness marker, as a
+	// scraping Prometheus does when a series disappears; without it a
+	// series that ends stays visible for the 5m lookback delta, as data
+	// imported with promtool does.
+	StaleMarkers bool
 }
 
 // Handler serves the Prometheus API. It is immutable after New and safe for
@@ -55,152 +73,47 @@ type Handler struct {
 	opts   Options
 	log    *slog.Logger
 	mux    *http.ServeMux
-	series []*storedSeries // sorted by labels
-	byName map[string][]*storedSeries
+	store  *memStorage
+	parser parser.Parser
+	engine *promql.Engine
 }
 
-// New indexes the samples (nil means no metrics) and returns the handler.
+// New loads the samples (nil means no metrics) and returns the handler.
 func New(metrics *scenario.Metrics, opts Options) (*Handler, error) {
-	h := &Handler{opts: opts, log: opts.Logger, byName: map[string][]*storedSeries{}}
+	h := &Handler{opts: opts, log: opts.Logger, parser: parser.NewParser(parser.Options{})}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	if metrics != nil {
-		if err := h.index(metrics); err != nil {
-			return nil, err
-		}
+	var err error
+	if h.store, err = newMemStorage(metrics, opts.StaleMarkers); err != nil {
+		return nil, err
 	}
+	h.engine = promql.NewEngine(promql.EngineOpts{
+		Logger:                   h.log,
+		MaxSamples:               queryMaxSamples,
+		Timeout:                  queryTimeout,
+		LookbackDelta:            lookbackDelta,
+		NoStepSubqueryIntervalFn: func(int64) int64 { return evalInterval.Milliseconds() },
+		EnableAtModifier:         true,
+		EnableNegativeOffset:     true,
+		Parser:                   h.parser,
+	})
 	h.routes()
 	return h, nil
-}
-
-func (h *Handler) index(metrics *scenario.Metrics) error {
-	byKey := map[string]*storedSeries{}
-	for i, s := range metrics.Series {
-		if len(s.Metric) == 0 {
-			return fmt.Errorf("series %d: no labels", i)
-		}
-		lbls := Labels{}
-		for k, v := range s.Metric {
-			if v != "" { // an empty label value is the same as no label
-				lbls[k] = v
-			}
-		}
-		key := lbls.key()
-		st, ok := byKey[key]
-		if !ok {
-			st = &storedSeries{metric: lbls}
-			byKey[key] = st
-			h.series = append(h.series, st)
-		}
-		for j, pair := range s.Values {
-			t, err := sampleTime(pair[0])
-			if err != nil {
-				return fmt.Errorf("series %s sample %d: %w", key, j, err)
-			}
-			v, err := sampleValue(pair[1])
-			if err != nil {
-				return fmt.Errorf("series %s sample %d: %w", key, j, err)
-			}
-			st.t = append(st.t, t)
-			st.v = append(st.v, v)
-		}
-	}
-	for _, st := range h.series {
-		sortSamples(st)
-	}
-	sort.Slice(h.series, func(i, j int) bool { return h.series[i].metric.key() < h.series[j].metric.key() })
-	for _, st := range h.series {
-		name := st.metric["__name__"]
-		h.byName[name] = append(h.byName[name], st)
-	}
-	return nil
-}
-
-// sortSamples orders samples by time; of duplicates the last one wins.
-func sortSamples(st *storedSeries) {
-	idx := make([]int, len(st.t))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return st.t[idx[a]] < st.t[idx[b]] })
-	t := make([]int64, 0, len(idx))
-	v := make([]float64, 0, len(idx))
-	for _, i := range idx {
-		if n := len(t); n > 0 && t[n-1] == st.t[i] {
-			v[n-1] = st.v[i]
-			continue
-		}
-		t = append(t, st.t[i])
-		v = append(v, st.v[i])
-	}
-	st.t, st.v = t, v
-}
-
-// sampleTime reads unix seconds (a JSON number or string) as milliseconds.
-func sampleTime(x any) (int64, error) {
-	var f float64
-	switch v := x.(type) {
-	case float64:
-		f = v
-	case json.Number:
-		var err error
-		if f, err = v.Float64(); err != nil {
-			return 0, fmt.Errorf("timestamp %q: %w", v, err)
-		}
-	case string:
-		var err error
-		if f, err = strconv.ParseFloat(v, 64); err != nil {
-			return 0, fmt.Errorf("timestamp %q is not unix seconds", v)
-		}
-	default:
-		return 0, fmt.Errorf("timestamp %v is not unix seconds", x)
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("timestamp %v is not finite", f)
-	}
-	return int64(math.Round(f * 1000)), nil
-}
-
-func sampleValue(x any) (float64, error) {
-	switch v := x.(type) {
-	case string:
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return 0, fmt.Errorf("value %q is not a float", v)
-		}
-		return f, nil
-	case float64:
-		return v, nil
-	case json.Number:
-		return v.Float64()
-	}
-	return 0, fmt.Errorf("value %v is not a float", x)
 }
 
 func (h *Handler) routes() {
 	mux := http.NewServeMux()
 	for _, m := range []string{"GET ", "POST "} {
-		mux.HandleFunc(m+"/api/v1/query", h.query)
-		mux.HandleFunc(m+"/api/v1/query_range", h.queryRange)
-		mux.HandleFunc(m+"/api/v1/series", h.seriesAPI)
-		mux.HandleFunc(m+"/api/v1/labels", h.labels)
+		mux.HandleFunc(m+"/api/v1/query", h.api(h.query))
+		mux.HandleFunc(m+"/api/v1/query_range", h.api(h.queryRange))
+		mux.HandleFunc(m+"/api/v1/series", h.api(h.series))
+		mux.HandleFunc(m+"/api/v1/labels", h.api(h.labelNames))
+		mux.HandleFunc(m+"/api/v1/query_exemplars", h.api(func(*http.Request) result { return result{data: []any{}} }))
 	}
-	mux.HandleFunc("GET /api/v1/label/{name}/values", h.labelValues)
-	mux.HandleFunc("GET /api/v1/metadata", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		h.success(w, r, map[string]any{}, map[string]any{"metrics": 0})
-	})
-	mux.HandleFunc("GET /api/v1/status/buildinfo", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		h.success(w, r, map[string]string{
-			"version": "3.5.0", "revision": "simulator", "branch": "", "buildUser": "", "buildDate": "", "goVersion": "",
-		}, nil)
-	})
-	mux.HandleFunc("GET /api/v1/query_exemplars", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		h.success(w, r, []any{}, nil)
-	})
+	mux.HandleFunc("GET /api/v1/label/{name}/values", h.api(h.labelValues))
+	mux.HandleFunc("GET /api/v1/metadata", h.api(func(*http.Request) result { return result{data: map[string]any{}} }))
+	mux.HandleFunc("GET /api/v1/status/buildinfo", h.api(func(*http.Request) result { return result{data: buildInfo()} }))
 	for _, p := range []string{"GET /-/healthy", "GET /-/ready"} {
 		mux.HandleFunc(p, func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -220,15 +133,105 @@ func (h *Handler) now() time.Time {
 	return h.opts.Now
 }
 
-// API errors.
-type apiError struct {
-	typ  string // bad_data, execution
-	code int
-	err  error
+// Error types of web/api/v1 and their status codes.
+const (
+	errBadData   = "bad_data"
+	errExec      = "execution"
+	errCanceled  = "canceled"
+	errTimeout   = "timeout"
+	errInternal  = "internal"
+	errCostLimit = "cost_limit"
+)
+
+var errorStatus = map[string]int{
+	errBadData: http.StatusBadRequest, errExec: http.StatusUnprocessableEntity, errCostLimit: http.StatusUnprocessableEntity,
+	errCanceled: 499, errTimeout: http.StatusServiceUnavailable, errInternal: http.StatusInternalServerError,
 }
 
-func badData(format string, args ...any) *apiError {
-	return &apiError{typ: "bad_data", code: http.StatusBadRequest, err: fmt.Errorf(format, args...)}
+type apiError struct {
+	typ string
+	err error
+}
+
+// result is what an endpoint answers: data and annotations, or an error.
+type result struct {
+	data     any
+	err      *apiError
+	warnings []string
+	infos    []string
+	summary  map[string]any // for the transcript
+}
+
+func badData(err error) result { return result{err: &apiError{errBadData, err}} }
+
+func invalidParam(err error, name string) result {
+	return badData(fmt.Errorf("invalid parameter %q: %w", name, err))
+}
+
+// engineError maps an error of a running query as web/api/v1's returnAPIError.
+func engineError(err error) *apiError {
+	var (
+		eqc   promql.ErrQueryCanceled
+		eqt   promql.ErrQueryTimeout
+		es    promql.ErrStorage
+		etms  promql.ErrTooManySeries
+		etmss promql.ErrTooManySamplesRead
+	)
+	switch {
+	case errors.As(err, &eqc), errors.Is(err, context.Canceled):
+		return &apiError{errCanceled, err}
+	case errors.As(err, &eqt):
+		return &apiError{errTimeout, err}
+	case errors.As(err, &etms), errors.As(err, &etmss):
+		return &apiError{errCostLimit, err}
+	case errors.As(err, &es):
+		return &apiError{errInternal, err}
+	}
+	return &apiError{errExec, err}
+}
+
+// constructionError maps an error building a query as web/api/v1's
+// queryConstructionError: anything but a timeout or cancellation is a bad
+// "query" parameter.
+func constructionError(err error) *apiError {
+	if _, ok := errors.AsType[promql.ErrQueryTimeout](err); ok {
+		return engineError(err)
+	}
+	if _, ok := errors.AsType[promql.ErrQueryCanceled](err); ok {
+		return engineError(err)
+	}
+	return &apiError{errBadData, fmt.Errorf("invalid parameter %q: %w", "query", err)}
+}
+
+// api wraps an endpoint: form parsing, encoding and the transcript.
+func (h *Handler) api(f func(*http.Request) result) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var res result
+		if err := r.ParseForm(); err != nil {
+			res = badData(fmt.Errorf("error parsing form values: %w", err))
+		} else {
+			res = f(r)
+		}
+		summary := res.summary
+		if summary == nil {
+			summary = map[string]any{}
+		}
+		resp, code := response{Status: "success", Data: res.data, Warnings: res.warnings, Infos: res.infos}, http.StatusOK
+		if res.err != nil {
+			resp, code = response{Status: "error", ErrorType: res.err.typ, Error: res.err.err.Error()}, errorStatus[res.err.typ]
+			summary = map[string]any{"errorType": res.err.typ, "error": res.err.err.Error()}
+		}
+		summary["status"] = code
+		b, err := apiJSON.Marshal(&resp)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_, _ = w.Write(b)
+		h.record(r, summary)
+	}
 }
 
 func (h *Handler) record(r *http.Request, summary map[string]any) {
@@ -244,35 +247,303 @@ func (h *Handler) record(r *http.Request, summary map[string]any) {
 	h.log.Debug("prometheus call", "method", r.Method, "path", r.URL.Path, "status", summary["status"])
 }
 
-// response is the API envelope, fields in Prometheus' order.
-type response struct {
-	Status    string `json:"status"`
-	Data      any    `json:"data,omitempty"`
-	ErrorType string `json:"errorType,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
+// The query endpoints.
 
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.code)
-	_ = json.NewEncoder(w).Encode(response{Status: "error", ErrorType: e.typ, Error: e.err.Error()})
-	h.record(r, map[string]any{"status": e.code, "errorType": e.typ, "error": e.err.Error()})
-}
-
-func (h *Handler) success(w http.ResponseWriter, r *http.Request, data any, summary map[string]any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(response{Status: "success", Data: data})
-	if summary == nil {
-		summary = map[string]any{}
+func (h *Handler) query(r *http.Request) result {
+	limit, err := parseLimit(r.FormValue("limit"))
+	if err != nil {
+		return invalidParam(err, "limit")
 	}
-	summary["status"] = http.StatusOK
-	h.record(r, summary)
+	ts := h.now()
+	if v := r.FormValue("time"); v != "" {
+		if ts, err = parseTime(v); err != nil {
+			return invalidParam(fmt.Errorf("invalid time value for 'time': %w", err), "time")
+		}
+	}
+	ctx, cancel, res := withTimeout(r)
+	if res != nil {
+		return *res
+	}
+	defer cancel()
+	opts, err := queryOpts(r)
+	if err != nil {
+		return badData(err)
+	}
+	qry, err := h.engine.NewInstantQuery(ctx, h.store, opts, r.FormValue("query"), ts)
+	if err != nil {
+		return result{err: constructionError(err)}
+	}
+	defer qry.Close()
+	return h.exec(ctx, qry, r.FormValue("query"), limit)
 }
 
-// parseTime accepts float unix seconds or RFC 3339, like Prometheus.
+func (h *Handler) queryRange(r *http.Request) result {
+	limit, err := parseLimit(r.FormValue("limit"))
+	if err != nil {
+		return invalidParam(err, "limit")
+	}
+	start, err := parseTime(r.FormValue("start"))
+	if err != nil {
+		return invalidParam(err, "start")
+	}
+	end, err := parseTime(r.FormValue("end"))
+	if err != nil {
+		return invalidParam(err, "end")
+	}
+	if end.Before(start) {
+		return invalidParam(errors.New("end timestamp must not be before start time"), "end")
+	}
+	step, err := parseDuration(r.FormValue("step"))
+	if err != nil {
+		return invalidParam(err, "step")
+	}
+	if step <= 0 {
+		return invalidParam(errors.New("zero or negative query resolution step widths are not accepted. Try a positive integer"), "step")
+	}
+	if end.Sub(start)/step > 11000 {
+		return badData(errors.New("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)"))
+	}
+	ctx, cancel, res := withTimeout(r)
+	if res != nil {
+		return *res
+	}
+	defer cancel()
+	opts, err := queryOpts(r)
+	if err != nil {
+		return badData(err)
+	}
+	qry, err := h.engine.NewRangeQuery(ctx, h.store, opts, r.FormValue("query"), start, end, step)
+	if err != nil {
+		return result{err: constructionError(err)}
+	}
+	defer qry.Close()
+	return h.exec(ctx, qry, r.FormValue("query"), limit)
+}
+
+// exec runs a built query. The result is encoded before the query is closed
+// (the engine reuses its memory afterwards).
+func (h *Handler) exec(ctx context.Context, qry promql.Query, q string, limit int) result {
+	res := qry.Exec(ctx)
+	if res.Err != nil {
+		return result{err: engineError(res.Err)}
+	}
+	warnings := res.Warnings
+	if limit > 0 {
+		switch v := res.Value.(type) {
+		case promql.Matrix:
+			if len(v) > limit {
+				res.Value = v[:limit]
+				warnings = warnings.Add(errors.New("results truncated due to limit"))
+			}
+		case promql.Vector:
+			if len(v) > limit {
+				res.Value = v[:limit]
+				warnings = warnings.Add(errors.New("results truncated due to limit"))
+			}
+		}
+	}
+	warn, info := warnings.AsStrings(q, 10, 10)
+	summary := map[string]any{"resultType": string(res.Value.Type())}
+	switch v := res.Value.(type) {
+	case promql.Vector:
+		summary["series"] = len(v)
+	case promql.Matrix:
+		summary["series"], summary["points"] = len(v), v.TotalSamples()
+	}
+	b, err := marshalResult(res.Value)
+	if err != nil {
+		return result{err: &apiError{errInternal, err}}
+	}
+	return result{data: queryData{ResultType: res.Value.Type(), Result: b}, warnings: warn, infos: info, summary: summary}
+}
+
+// withTimeout applies the optional "timeout" parameter.
+func withTimeout(r *http.Request) (context.Context, context.CancelFunc, *result) {
+	ctx := r.Context()
+	v := r.FormValue("timeout")
+	if v == "" {
+		return ctx, func() {}, nil
+	}
+	d, err := parseDuration(v)
+	if err != nil {
+		res := invalidParam(err, "timeout")
+		return nil, nil, &res
+	}
+	if d <= 0 {
+		res := invalidParam(fmt.Errorf("timeout must be positive, got %s", d), "timeout")
+		return nil, nil, &res
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, cancel, nil
+}
+
+// queryOpts reads lookback_delta as web/api/v1's extractQueryOpts does.
+func queryOpts(r *http.Request) (promql.QueryOpts, error) {
+	var lookback time.Duration
+	if v := r.FormValue("lookback_delta"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("error parsing lookback delta duration: %w", err)
+		}
+		lookback = d
+	}
+	return promql.NewPrometheusQueryOpts(r.FormValue("stats") == "all", lookback, nil), nil
+}
+
+// The metadata endpoints.
+
+var (
+	// minTime and maxTime are web/api/v1's defaults of optional ranges.
+	minTime = time.Unix(math.MinInt64/1000+62135596801, 0).UTC()
+	maxTime = time.Unix(math.MaxInt64/1000-62135596801, 999999999).UTC()
+)
+
+// querier reads the optional start and end of the metadata endpoints.
+func (h *Handler) querier(r *http.Request) (storage.Querier, *result) {
+	start, end := minTime, maxTime
+	var err error
+	if v := r.FormValue("start"); v != "" {
+		if start, err = parseTime(v); err != nil {
+			res := invalidParam(fmt.Errorf("invalid time value for 'start': %w", err), "start")
+			return nil, &res
+		}
+	}
+	if v := r.FormValue("end"); v != "" {
+		if end, err = parseTime(v); err != nil {
+			res := invalidParam(fmt.Errorf("invalid time value for 'end': %w", err), "end")
+			return nil, &res
+		}
+	}
+	q, _ := h.store.Querier(timestamp.FromTime(start), timestamp.FromTime(end))
+	return q, nil
+}
+
+// matchers parses match[]: each selector needs a matcher that an empty
+// value does not satisfy.
+func (h *Handler) matchers(r *http.Request) ([][]*labels.Matcher, error) {
+	sets, err := h.parser.ParseMetricSelectors(r.Form["match[]"])
+	if err != nil {
+		return nil, err
+	}
+	for _, ms := range sets {
+		if !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return m != nil && !m.Matches("") }) {
+			return nil, errors.New("match[] must contain at least one non-empty matcher")
+		}
+	}
+	return sets, nil
+}
+
+func (h *Handler) series(r *http.Request) result {
+	if len(r.Form["match[]"]) == 0 {
+		return badData(errors.New("no match[] parameter provided"))
+	}
+	limit, err := parseLimit(r.FormValue("limit"))
+	if err != nil {
+		return invalidParam(err, "limit")
+	}
+	q, res := h.querier(r)
+	if res != nil {
+		return *res
+	}
+	sets, err := h.matchers(r)
+	if err != nil {
+		return invalidParam(err, "match[]")
+	}
+	seen := map[string]bool{}
+	var out []labels.Labels
+	for _, ms := range sets {
+		set := q.Select(r.Context(), true, nil, ms...)
+		for set.Next() {
+			l := set.At().Labels()
+			if !seen[l.String()] {
+				seen[l.String()] = true
+				out = append(out, l)
+			}
+		}
+	}
+	slices.SortFunc(out, labels.Compare)
+	var warnings []string
+	if limit > 0 && len(out) > limit {
+		out, warnings = out[:limit], []string{"results truncated due to limit"}
+	}
+	return result{data: labelsJSON(out), warnings: warnings, summary: map[string]any{"series": len(out)}}
+}
+
+func (h *Handler) labelNames(r *http.Request) result {
+	return h.labelQuery(r, "labels", func(q storage.Querier, ms []*labels.Matcher) ([]string, error) {
+		names, _, err := q.LabelNames(r.Context(), nil, ms...)
+		return names, err
+	})
+}
+
+func (h *Handler) labelValues(r *http.Request) result {
+	name := r.PathValue("name")
+	if strings.HasPrefix(name, "U__") {
+		name = model.UnescapeName(name, model.ValueEncodingEscaping)
+	}
+	if !model.UTF8Validation.IsValidLabelName(name) {
+		return badData(fmt.Errorf("invalid label name: %q", name))
+	}
+	return h.labelQuery(r, "values", func(q storage.Querier, ms []*labels.Matcher) ([]string, error) {
+		vals, _, err := q.LabelValues(r.Context(), name, nil, ms...)
+		return vals, err
+	})
+}
+
+// labelQuery unions the names or values over every match[] set.
+func (h *Handler) labelQuery(r *http.Request, what string, f func(storage.Querier, []*labels.Matcher) ([]string, error)) result {
+	limit, err := parseLimit(r.FormValue("limit"))
+	if err != nil {
+		return invalidParam(err, "limit")
+	}
+	q, res := h.querier(r)
+	if res != nil {
+		return *res
+	}
+	sets, err := h.matchers(r)
+	if err != nil {
+		return badData(err)
+	}
+	if len(sets) == 0 {
+		sets = [][]*labels.Matcher{nil}
+	}
+	set := map[string]struct{}{}
+	for _, ms := range sets {
+		vals, err := f(q, ms)
+		if err != nil {
+			return result{err: &apiError{errExec, err}}
+		}
+		for _, v := range vals {
+			set[v] = struct{}{}
+		}
+	}
+	out := sortedLimited(set, nil)
+	var warnings []string
+	if limit > 0 && len(out) > limit {
+		out, warnings = out[:limit], []string{"results truncated due to limit"}
+	}
+	return result{data: out, warnings: warnings, summary: map[string]any{what: len(out)}}
+}
+
+// Parameters, as web/api/v1 parses them.
+
+func parseLimit(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, errors.New("limit must be non-negative")
+	}
+	return n, nil
+}
+
+// parseTime accepts float unix seconds or RFC 3339.
 func parseTime(s string) (time.Time, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		sec, frac := math.Modf(f)
 		frac = math.Round(frac*1000) / 1000
 		return time.Unix(int64(sec), int64(frac*float64(time.Second))).UTC(), nil
@@ -283,392 +554,34 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("cannot parse %q to a valid timestamp", s)
 }
 
-// parseStep accepts float seconds or a Prometheus duration.
-func parseStep(s string) (time.Duration, error) {
+// parseDuration accepts float seconds or a Prometheus duration.
+func parseDuration(s string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		ts := f * float64(time.Second)
-		if ts > float64(math.MaxInt64) || ts < float64(math.MinInt64) {
+		if math.IsNaN(ts) || ts >= float64(math.MaxInt64) || ts < float64(math.MinInt64) {
 			return 0, fmt.Errorf("cannot parse %q to a valid duration. It overflows int64", s)
 		}
 		return time.Duration(ts), nil
 	}
-	if d, err := parseDurationLit(s); err == nil {
-		return d, nil
+	if d, err := model.ParseDuration(s); err == nil {
+		return time.Duration(d), nil
 	}
 	return 0, fmt.Errorf("cannot parse %q to a valid duration", s)
 }
 
-func (h *Handler) parseQuery(r *http.Request) (Node, *apiError) {
-	q := r.Form.Get("query")
-	n, err := ParseExpr(q)
-	if err != nil {
-		return nil, badData("invalid parameter \"query\": %w", err)
-	}
-	return n, nil
-}
-
-func (h *Handler) query(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badData("error parsing form values: %w", err))
-		return
-	}
-	ts := h.now()
-	if v := r.Form.Get("time"); v != "" {
-		t, err := parseTime(v)
-		if err != nil {
-			h.fail(w, r, badData("invalid parameter \"time\": %w", err))
-			return
-		}
-		ts = t
-	}
-	n, apiErr := h.parseQuery(r)
-	if apiErr != nil {
-		h.fail(w, r, apiErr)
-		return
-	}
-	ms := ts.UnixMilli()
-	ev := &evaluator{db: h, start: ms, end: ms, selected: map[*VectorSelector][]*storedSeries{}}
-	v, err := ev.eval(n, ms)
-	if err != nil {
-		h.fail(w, r, &apiError{typ: "execution", code: http.StatusUnprocessableEntity, err: err})
-		return
-	}
-	switch x := v.(type) {
-	case Scalar:
-		h.success(w, r, queryData{ResultType: "scalar", Result: pointJSON(ms, x.V)}, map[string]any{"resultType": "scalar"})
-	case String:
-		h.success(w, r, queryData{ResultType: "string", Result: []any{timestampJSON(ms), x.V}}, map[string]any{"resultType": "string"})
-	case Vector:
-		if !keepsOrder(n) {
-			sortVector(x)
-		}
-		out := make([]sampleJSON, len(x))
-		for i, s := range x {
-			out[i] = sampleJSON{Metric: metricJSON(s.Metric), Value: pointJSON(ms, s.F)}
-		}
-		h.success(w, r, queryData{ResultType: "vector", Result: out}, map[string]any{"resultType": "vector", "series": len(out)})
-	case Matrix:
-		h.writeMatrix(w, r, x)
-	}
-}
-
-func (h *Handler) queryRange(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badData("error parsing form values: %w", err))
-		return
-	}
-	start, err := parseTime(r.Form.Get("start"))
-	if err != nil {
-		h.fail(w, r, badData("invalid parameter \"start\": %w", err))
-		return
-	}
-	end, err := parseTime(r.Form.Get("end"))
-	if err != nil {
-		h.fail(w, r, badData("invalid parameter \"end\": %w", err))
-		return
-	}
-	if end.Before(start) {
-		h.fail(w, r, badData("end timestamp must not be before start time"))
-		return
-	}
-	step, err := parseStep(r.Form.Get("step"))
-	if err != nil {
-		h.fail(w, r, badData("invalid parameter \"step\": %w", err))
-		return
-	}
-	if step <= 0 {
-		h.fail(w, r, badData("zero or negative query resolution step widths are not accepted. Try a positive integer"))
-		return
-	}
-	if end.Sub(start)/step > maxPoints {
-		h.fail(w, r, badData("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)"))
-		return
-	}
-	n, apiErr := h.parseQuery(r)
-	if apiErr != nil {
-		h.fail(w, r, apiErr)
-		return
-	}
-	if t := n.Type(); t != TypeVector && t != TypeScalar {
-		h.fail(w, r, badData("invalid expression type %q for range query, must be Scalar or instant Vector", t))
-		return
-	}
-	s, e, st := start.UnixMilli(), end.UnixMilli(), step.Milliseconds()
-	if st == 0 {
-		st = 1
-	}
-	ev := &evaluator{db: h, start: s, end: e, selected: map[*VectorSelector][]*storedSeries{}}
-	byKey := map[string]*Series{}
-	for ts := s; ts <= e; ts += st {
-		v, err := ev.eval(n, ts)
-		if err != nil {
-			h.fail(w, r, &apiError{typ: "execution", code: http.StatusUnprocessableEntity, err: err})
-			return
-		}
-		vec, ok := v.(Vector)
-		if sc, isScalar := v.(Scalar); isScalar {
-			vec, ok = Vector{{Metric: Labels{}, F: sc.V}}, true
-		}
-		if !ok {
-			h.fail(w, r, &apiError{typ: "execution", code: http.StatusUnprocessableEntity, err: errors.New("unexpected value type in range query")})
-			return
-		}
-		for _, smp := range vec {
-			k := smp.Metric.key()
-			ser, ok := byKey[k]
-			if !ok {
-				ser = &Series{Metric: smp.Metric}
-				byKey[k] = ser
-			}
-			ser.Points = append(ser.Points, Point{T: ts, F: smp.F})
-		}
-	}
-	m := make(Matrix, 0, len(byKey))
-	for _, ser := range byKey {
-		m = append(m, *ser)
-	}
-	h.writeMatrix(w, r, m)
-}
-
-type sampleJSON struct {
-	Metric map[string]string `json:"metric"`
-	Value  []any             `json:"value,omitempty"`
-	Values [][]any           `json:"values,omitempty"`
-}
-
-type queryData struct {
-	ResultType string `json:"resultType"`
-	Result     any    `json:"result"`
-}
-
-func (h *Handler) writeMatrix(w http.ResponseWriter, r *http.Request, m Matrix) {
-	sort.Slice(m, func(i, j int) bool { return m[i].Metric.key() < m[j].Metric.key() })
-	out := make([]sampleJSON, len(m))
-	points := 0
-	for i, s := range m {
-		vals := make([][]any, len(s.Points))
-		for j, p := range s.Points {
-			vals[j] = pointJSON(p.T, p.F)
-		}
-		points += len(vals)
-		out[i] = sampleJSON{Metric: metricJSON(s.Metric), Values: vals}
-	}
-	h.success(w, r, queryData{ResultType: "matrix", Result: out}, map[string]any{"resultType": "matrix", "series": len(out), "points": points})
-}
-
-// keepsOrder reports whether the outermost function orders its output.
-func keepsOrder(n Node) bool {
-	for {
-		p, ok := n.(*ParenExpr)
-		if !ok {
-			break
-		}
-		n = p.Expr
-	}
-	c, ok := n.(*Call)
-	return ok && (c.Func.name == "sort" || c.Func.name == "sort_desc")
-}
-
-func sortVector(v Vector) {
-	sort.SliceStable(v, func(i, j int) bool { return v[i].Metric.key() < v[j].Metric.key() })
-}
-
-func metricJSON(l Labels) map[string]string {
-	if l == nil {
-		return map[string]string{}
-	}
-	return l
-}
-
-// timestampJSON renders milliseconds as Prometheus does: seconds with a
-// three-digit fraction when it is not zero.
-func timestampJSON(ms int64) json.Number {
-	sign := ""
-	if ms < 0 {
-		sign, ms = "-", -ms
-	}
-	s := sign + strconv.FormatInt(ms/1000, 10)
-	if frac := ms % 1000; frac != 0 {
-		s += fmt.Sprintf(".%03d", frac)
-	}
-	return json.Number(s)
-}
-
-func formatFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "+Inf"
-	case math.IsInf(f, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-func pointJSON(ms int64, f float64) []any { return []any{timestampJSON(ms), formatFloat(f)} }
-
-// Metadata endpoints.
-
-// matchedSeries returns the series that have a sample in [start, end] and
-// match one of the selectors (all series without selectors).
-func (h *Handler) matchedSeries(r *http.Request, selectors []string, required bool) ([]*storedSeries, *apiError) {
-	if required && len(selectors) == 0 {
-		return nil, badData("no match[] parameter provided")
-	}
-	start, end := int64(math.MinInt64), int64(math.MaxInt64)
-	if v := r.Form.Get("start"); v != "" {
-		t, err := parseTime(v)
-		if err != nil {
-			return nil, badData("invalid parameter \"start\": %w", err)
-		}
-		start = t.UnixMilli()
-	}
-	if v := r.Form.Get("end"); v != "" {
-		t, err := parseTime(v)
-		if err != nil {
-			return nil, badData("invalid parameter \"end\": %w", err)
-		}
-		end = t.UnixMilli()
-	}
-	var sels []*VectorSelector
-	for _, s := range selectors {
-		n, err := ParseExpr(s)
-		if err != nil {
-			return nil, badData("invalid parameter \"match[]\": %w", err)
-		}
-		vs, ok := n.(*VectorSelector)
-		if !ok {
-			return nil, badData("invalid parameter \"match[]\": 1:1: parse error: expected type instant vector in selector, got %s", n.Type())
-		}
-		sels = append(sels, vs)
-	}
-	var out []*storedSeries
-	for _, s := range h.series {
-		lo := sort.Search(len(s.t), func(i int) bool { return s.t[i] >= start })
-		if lo >= len(s.t) || s.t[lo] > end {
-			continue
-		}
-		if len(sels) == 0 {
-			out = append(out, s)
-			continue
-		}
-		for _, vs := range sels {
-			ok := true
-			for _, m := range vs.Matchers {
-				if !m.Matches(s.metric[m.Name]) {
-					ok = false
-					break
+// buildInfo names the Prometheus release whose engine answers: module
+// version v0.3XX.Y is release 3.XX.Y.
+func buildInfo() map[string]string {
+	version := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/prometheus/prometheus" {
+				var major, minor, patch int
+				if _, err := fmt.Sscanf(d.Version, "v0.%1d%d.%d", &major, &minor, &patch); err == nil {
+					version = fmt.Sprintf("%d.%d.%d", major, minor, patch)
 				}
 			}
-			if ok {
-				out = append(out, s)
-				break
-			}
 		}
 	}
-	return out, nil
-}
-
-func (h *Handler) seriesAPI(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badData("error parsing form values: %w", err))
-		return
-	}
-	ss, apiErr := h.matchedSeries(r, r.Form["match[]"], true)
-	if apiErr != nil {
-		h.fail(w, r, apiErr)
-		return
-	}
-	data := make([]map[string]string, len(ss))
-	for i, s := range ss {
-		data[i] = s.metric
-	}
-	h.success(w, r, data, map[string]any{"series": len(data)})
-}
-
-func (h *Handler) labels(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badData("error parsing form values: %w", err))
-		return
-	}
-	ss, apiErr := h.matchedSeries(r, r.Form["match[]"], false)
-	if apiErr != nil {
-		h.fail(w, r, apiErr)
-		return
-	}
-	set := map[string]bool{}
-	for _, s := range ss {
-		for k := range s.metric {
-			set[k] = true
-		}
-	}
-	names := sortedSet(set)
-	h.success(w, r, names, map[string]any{"labels": len(names)})
-}
-
-func (h *Handler) labelValues(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, badData("error parsing form values: %w", err))
-		return
-	}
-	name := r.PathValue("name")
-	if strings.HasPrefix(name, "U__") {
-		name = unescapeLabelName(name)
-	}
-	if name == "" || strings.ContainsAny(name, "{}\"") {
-		h.fail(w, r, badData("invalid label name: %q", name))
-		return
-	}
-	ss, apiErr := h.matchedSeries(r, r.Form["match[]"], false)
-	if apiErr != nil {
-		h.fail(w, r, apiErr)
-		return
-	}
-	set := map[string]bool{}
-	for _, s := range ss {
-		if v, ok := s.metric[name]; ok {
-			set[v] = true
-		}
-	}
-	vals := sortedSet(set)
-	h.success(w, r, vals, map[string]any{"values": len(vals)})
-}
-
-// unescapeLabelName decodes Prometheus' U__ escaping of UTF-8 label names
-// in the label values path (U__ prefix, _XX_ hex code points, __ for _).
-func unescapeLabelName(s string) string {
-	s = strings.TrimPrefix(s, "U__")
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '_' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == '_' {
-			b.WriteByte('_')
-			i++
-			continue
-		}
-		end := strings.IndexByte(s[i+1:], '_')
-		if end < 0 {
-			return ""
-		}
-		code, err := strconv.ParseUint(s[i+1:i+1+end], 16, 32)
-		if err != nil {
-			return ""
-		}
-		b.WriteRune(rune(code))
-		i += end + 1
-	}
-	return b.String()
-}
-
-func sortedSet(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return map[string]string{"version": version, "revision": "simulator", "branch": "", "buildUser": "", "buildDate": "", "goVersion": ""}
 }
