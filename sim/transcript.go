@@ -7,6 +7,7 @@ package sim
 import (
 	"encoding/json"
 	"io"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -52,6 +53,20 @@ func (t *Transcript) Record(service, method string, params, response any) {
 	if t.enc != nil {
 		_ = t.enc.Encode(e) // a broken transcript sink must not break the simulated service
 	}
+}
+
+// FormParams flattens request parameters for an entry: a parameter given
+// once is its value, one given several times the list of them.
+func FormParams(form url.Values) map[string]any {
+	params := make(map[string]any, len(form))
+	for k, v := range form {
+		if len(v) == 1 {
+			params[k] = v[0]
+		} else {
+			params[k] = v
+		}
+	}
+	return params
 }
 
 // Entries returns a copy of what was recorded.

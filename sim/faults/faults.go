@@ -294,15 +294,7 @@ func (i *Injector) record(r *http.Request, f Fault, resp map[string]any) {
 		kind = "latency"
 	}
 	resp["fault"] = kind
-	params := map[string]any{}
-	for k, v := range r.URL.Query() {
-		if len(v) == 1 {
-			params[k] = v[0]
-		} else {
-			params[k] = v
-		}
-	}
-	i.opts.Transcript.Record(i.opts.Service, r.Method+" "+r.URL.Path, params, resp)
+	i.opts.Transcript.Record(i.opts.Service, r.Method+" "+r.URL.Path, sim.FormParams(r.URL.Query()), resp)
 	i.log.Debug("fault injected", "service", i.opts.Service, "path", r.URL.Path, "fault", kind)
 }
 

@@ -151,15 +151,7 @@ func (h *Handler) record(r *http.Request, status int, summary map[string]any) {
 		summary = map[string]any{}
 	}
 	summary["status"] = status
-	params := map[string]any{}
-	for k, v := range r.Form {
-		if len(v) == 1 {
-			params[k] = v[0]
-		} else {
-			params[k] = v
-		}
-	}
-	h.opts.Transcript.Record(ServiceName, r.Method+" "+r.URL.Path, params, summary)
+	h.opts.Transcript.Record(ServiceName, r.Method+" "+r.URL.Path, sim.FormParams(r.Form), summary)
 	h.log.Debug("loki call", "method", r.Method, "path", r.URL.Path, "status", status)
 }
 

@@ -36,32 +36,27 @@ type queryData struct {
 // marshalResult encodes an engine result as web/api/v1/json_codec.go does.
 func marshalResult(val parser.Value) ([]byte, error) {
 	switch v := val.(type) {
-	case promql.Scalar, promql.String:
-		// The codec has no encoder of its own for these: their MarshalJSON is used.
-		return apiJSON.Marshal(v)
+	case promql.Vector:
+		return marshalArray(v, writeSample)
+	case promql.Matrix:
+		return marshalArray(v, writeSeries)
 	}
+	// The codec has no encoder of its own for scalars and strings: their MarshalJSON is used.
+	return apiJSON.Marshal(val)
+}
+
+// marshalArray encodes a JSON array with one writer per element.
+func marshalArray[T any](elems []T, write func(*jsoniter.Stream, T)) ([]byte, error) {
 	stream := apiJSON.BorrowStream(nil)
 	defer apiJSON.ReturnStream(stream)
-	switch v := val.(type) {
-	case promql.Vector:
-		stream.WriteArrayStart()
-		for i, s := range v {
-			if i > 0 {
-				stream.WriteMore()
-			}
-			writeSample(stream, s)
+	stream.WriteArrayStart()
+	for i, e := range elems {
+		if i > 0 {
+			stream.WriteMore()
 		}
-		stream.WriteArrayEnd()
-	case promql.Matrix:
-		stream.WriteArrayStart()
-		for i, s := range v {
-			if i > 0 {
-				stream.WriteMore()
-			}
-			writeSeries(stream, s)
-		}
-		stream.WriteArrayEnd()
+		write(stream, e)
 	}
+	stream.WriteArrayEnd()
 	if stream.Error != nil {
 		return nil, stream.Error
 	}
@@ -72,37 +67,34 @@ func writeSeries(stream *jsoniter.Stream, s promql.Series) {
 	stream.WriteObjectStart()
 	stream.WriteObjectField(`metric`)
 	writeLabels(stream, s.Metric)
-	for i, p := range s.Floats {
+	writePoints(stream, `values`, len(s.Floats), func(i int) {
+		jsonutil.MarshalTimestamp(s.Floats[i].T, stream)
 		stream.WriteMore()
-		if i == 0 {
-			stream.WriteObjectField(`values`)
-			stream.WriteArrayStart()
-		}
-		stream.WriteArrayStart()
-		jsonutil.MarshalTimestamp(p.T, stream)
+		jsonutil.MarshalFloat(s.Floats[i].F, stream)
+	})
+	writePoints(stream, `histograms`, len(s.Histograms), func(i int) {
+		jsonutil.MarshalTimestamp(s.Histograms[i].T, stream)
 		stream.WriteMore()
-		jsonutil.MarshalFloat(p.F, stream)
-		stream.WriteArrayEnd()
-	}
-	if len(s.Floats) > 0 {
-		stream.WriteArrayEnd()
-	}
-	for i, p := range s.Histograms {
-		stream.WriteMore()
-		if i == 0 {
-			stream.WriteObjectField(`histograms`)
-			stream.WriteArrayStart()
-		}
-		stream.WriteArrayStart()
-		jsonutil.MarshalTimestamp(p.T, stream)
-		stream.WriteMore()
-		jsonutil.MarshalHistogram(p.H, stream)
-		stream.WriteArrayEnd()
-	}
-	if len(s.Histograms) > 0 {
-		stream.WriteArrayEnd()
-	}
+		jsonutil.MarshalHistogram(s.Histograms[i].H, stream)
+	})
 	stream.WriteObjectEnd()
+}
+
+// writePoints writes a series' field of n points, or nothing when n is 0.
+func writePoints(stream *jsoniter.Stream, field string, n int, point func(i int)) {
+	for i := range n {
+		stream.WriteMore()
+		if i == 0 {
+			stream.WriteObjectField(field)
+			stream.WriteArrayStart()
+		}
+		stream.WriteArrayStart()
+		point(i)
+		stream.WriteArrayEnd()
+	}
+	if n > 0 {
+		stream.WriteArrayEnd()
+	}
 }
 
 func writeSample(stream *jsoniter.Stream, s promql.Sample) {
@@ -146,19 +138,4 @@ func writeLabels(stream *jsoniter.Stream, lset labels.Labels) {
 type labelsJSON []labels.Labels
 
 // MarshalJSON implements json.Marshaler.
-func (ls labelsJSON) MarshalJSON() ([]byte, error) {
-	stream := apiJSON.BorrowStream(nil)
-	defer apiJSON.ReturnStream(stream)
-	stream.WriteArrayStart()
-	for i, l := range ls {
-		if i > 0 {
-			stream.WriteMore()
-		}
-		writeLabels(stream, l)
-	}
-	stream.WriteArrayEnd()
-	if stream.Error != nil {
-		return nil, stream.Error
-	}
-	return append([]byte(nil), stream.Buffer()...), nil
-}
+func (ls labelsJSON) MarshalJSON() ([]byte, error) { return marshalArray(ls, writeLabels) }

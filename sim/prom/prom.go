@@ -235,15 +235,7 @@ func (h *Handler) api(f func(*http.Request) result) http.HandlerFunc {
 }
 
 func (h *Handler) record(r *http.Request, summary map[string]any) {
-	params := map[string]any{}
-	for k, v := range r.Form {
-		if len(v) == 1 {
-			params[k] = v[0]
-		} else {
-			params[k] = v
-		}
-	}
-	h.opts.Transcript.Record(ServiceName, r.Method+" "+r.URL.Path, params, summary)
+	h.opts.Transcript.Record(ServiceName, r.Method+" "+r.URL.Path, sim.FormParams(r.Form), summary)
 	h.log.Debug("prometheus call", "method", r.Method, "path", r.URL.Path, "status", summary["status"])
 }
 
@@ -260,21 +252,9 @@ func (h *Handler) query(r *http.Request) result {
 			return invalidParam(fmt.Errorf("invalid time value for 'time': %w", err), "time")
 		}
 	}
-	ctx, cancel, res := withTimeout(r)
-	if res != nil {
-		return *res
-	}
-	defer cancel()
-	opts, err := queryOpts(r)
-	if err != nil {
-		return badData(err)
-	}
-	qry, err := h.engine.NewInstantQuery(ctx, h.store, opts, r.FormValue("query"), ts)
-	if err != nil {
-		return result{err: constructionError(err)}
-	}
-	defer qry.Close()
-	return h.exec(ctx, qry, r.FormValue("query"), limit)
+	return h.run(r, limit, func(ctx context.Context, opts promql.QueryOpts) (promql.Query, error) {
+		return h.engine.NewInstantQuery(ctx, h.store, opts, r.FormValue("query"), ts)
+	})
 }
 
 func (h *Handler) queryRange(r *http.Request) result {
@@ -303,46 +283,44 @@ func (h *Handler) queryRange(r *http.Request) result {
 	if end.Sub(start)/step > 11000 {
 		return badData(errors.New("exceeded maximum resolution of 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)"))
 	}
-	ctx, cancel, res := withTimeout(r)
-	if res != nil {
-		return *res
+	return h.run(r, limit, func(ctx context.Context, opts promql.QueryOpts) (promql.Query, error) {
+		return h.engine.NewRangeQuery(ctx, h.store, opts, r.FormValue("query"), start, end, step)
+	})
+}
+
+// run applies the optional timeout and lookback_delta, builds the query and
+// runs it. The result is encoded before the query is closed (the engine
+// reuses its memory afterwards).
+func (h *Handler) run(r *http.Request, limit int, build func(context.Context, promql.QueryOpts) (promql.Query, error)) result {
+	ctx, cancel, fail := withTimeout(r)
+	if fail != nil {
+		return *fail
 	}
 	defer cancel()
 	opts, err := queryOpts(r)
 	if err != nil {
 		return badData(err)
 	}
-	qry, err := h.engine.NewRangeQuery(ctx, h.store, opts, r.FormValue("query"), start, end, step)
+	qry, err := build(ctx, opts)
 	if err != nil {
 		return result{err: constructionError(err)}
 	}
 	defer qry.Close()
-	return h.exec(ctx, qry, r.FormValue("query"), limit)
-}
-
-// exec runs a built query. The result is encoded before the query is closed
-// (the engine reuses its memory afterwards).
-func (h *Handler) exec(ctx context.Context, qry promql.Query, q string, limit int) result {
 	res := qry.Exec(ctx)
 	if res.Err != nil {
 		return result{err: engineError(res.Err)}
 	}
-	warnings := res.Warnings
-	if limit > 0 {
-		switch v := res.Value.(type) {
-		case promql.Matrix:
-			if len(v) > limit {
-				res.Value = v[:limit]
-				warnings = warnings.Add(errors.New("results truncated due to limit"))
-			}
-		case promql.Vector:
-			if len(v) > limit {
-				res.Value = v[:limit]
-				warnings = warnings.Add(errors.New("results truncated due to limit"))
-			}
-		}
+	var truncated []string
+	switch v := res.Value.(type) {
+	case promql.Matrix:
+		v, truncated = truncate(v, limit)
+		res.Value = v
+	case promql.Vector:
+		v, truncated = truncate(v, limit)
+		res.Value = v
 	}
-	warn, info := warnings.AsStrings(q, 10, 10)
+	warn, info := res.Warnings.AsStrings(r.FormValue("query"), 10, 10)
+	warn = append(warn, truncated...)
 	summary := map[string]any{"resultType": string(res.Value.Type())}
 	switch v := res.Value.(type) {
 	case promql.Vector:
@@ -398,74 +376,79 @@ var (
 	maxTime = time.Unix(math.MaxInt64/1000-62135596801, 999999999).UTC()
 )
 
-// querier reads the optional start and end of the metadata endpoints.
-func (h *Handler) querier(r *http.Request) (storage.Querier, *result) {
-	start, end := minTime, maxTime
+// metaArgs are the parameters of the metadata endpoints.
+type metaArgs struct {
+	limit int
+	q     storage.Querier     // over the optional start and end
+	sets  [][]*labels.Matcher // match[]; each needs a matcher an empty value fails
+}
+
+// readMetaArgs reads them in web/api/v1's order. The series endpoint
+// reports a bad match[] as an invalid parameter, the label endpoints as
+// plain bad data.
+func (h *Handler) readMetaArgs(r *http.Request, series bool) (metaArgs, *result) {
+	fail := func(res result) (metaArgs, *result) { return metaArgs{}, &res }
+	var a metaArgs
 	var err error
+	if a.limit, err = parseLimit(r.FormValue("limit")); err != nil {
+		return fail(invalidParam(err, "limit"))
+	}
+	start, end := minTime, maxTime
 	if v := r.FormValue("start"); v != "" {
 		if start, err = parseTime(v); err != nil {
-			res := invalidParam(fmt.Errorf("invalid time value for 'start': %w", err), "start")
-			return nil, &res
+			return fail(invalidParam(fmt.Errorf("invalid time value for 'start': %w", err), "start"))
 		}
 	}
 	if v := r.FormValue("end"); v != "" {
 		if end, err = parseTime(v); err != nil {
-			res := invalidParam(fmt.Errorf("invalid time value for 'end': %w", err), "end")
-			return nil, &res
+			return fail(invalidParam(fmt.Errorf("invalid time value for 'end': %w", err), "end"))
 		}
 	}
-	q, _ := h.store.Querier(timestamp.FromTime(start), timestamp.FromTime(end))
-	return q, nil
+	a.sets, err = h.parser.ParseMetricSelectors(r.Form["match[]"])
+	for _, ms := range a.sets {
+		if err == nil && !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return m != nil && !m.Matches("") }) {
+			err = errors.New("match[] must contain at least one non-empty matcher")
+		}
+	}
+	switch {
+	case err != nil && series:
+		return fail(invalidParam(err, "match[]"))
+	case err != nil:
+		return fail(badData(err))
+	}
+	a.q, _ = h.store.Querier(timestamp.FromTime(start), timestamp.FromTime(end))
+	return a, nil
 }
 
-// matchers parses match[]: each selector needs a matcher that an empty
-// value does not satisfy.
-func (h *Handler) matchers(r *http.Request) ([][]*labels.Matcher, error) {
-	sets, err := h.parser.ParseMetricSelectors(r.Form["match[]"])
-	if err != nil {
-		return nil, err
+// truncate applies a limit as web/api/v1 does, with its warning.
+func truncate[T any](s []T, limit int) ([]T, []string) {
+	if limit > 0 && len(s) > limit {
+		return s[:limit], []string{"results truncated due to limit"}
 	}
-	for _, ms := range sets {
-		if !slices.ContainsFunc(ms, func(m *labels.Matcher) bool { return m != nil && !m.Matches("") }) {
-			return nil, errors.New("match[] must contain at least one non-empty matcher")
-		}
-	}
-	return sets, nil
+	return s, nil
 }
 
 func (h *Handler) series(r *http.Request) result {
 	if len(r.Form["match[]"]) == 0 {
 		return badData(errors.New("no match[] parameter provided"))
 	}
-	limit, err := parseLimit(r.FormValue("limit"))
-	if err != nil {
-		return invalidParam(err, "limit")
-	}
-	q, res := h.querier(r)
+	a, res := h.readMetaArgs(r, true)
 	if res != nil {
 		return *res
 	}
-	sets, err := h.matchers(r)
-	if err != nil {
-		return invalidParam(err, "match[]")
-	}
 	seen := map[string]bool{}
 	var out []labels.Labels
-	for _, ms := range sets {
-		set := q.Select(r.Context(), true, nil, ms...)
+	for _, ms := range a.sets {
+		set := a.q.Select(r.Context(), true, nil, ms...)
 		for set.Next() {
-			l := set.At().Labels()
-			if !seen[l.String()] {
+			if l := set.At().Labels(); !seen[l.String()] {
 				seen[l.String()] = true
 				out = append(out, l)
 			}
 		}
 	}
 	slices.SortFunc(out, labels.Compare)
-	var warnings []string
-	if limit > 0 && len(out) > limit {
-		out, warnings = out[:limit], []string{"results truncated due to limit"}
-	}
+	out, warnings := truncate(out, a.limit)
 	return result{data: labelsJSON(out), warnings: warnings, summary: map[string]any{"series": len(out)}}
 }
 
@@ -492,24 +475,17 @@ func (h *Handler) labelValues(r *http.Request) result {
 
 // labelQuery unions the names or values over every match[] set.
 func (h *Handler) labelQuery(r *http.Request, what string, f func(storage.Querier, []*labels.Matcher) ([]string, error)) result {
-	limit, err := parseLimit(r.FormValue("limit"))
-	if err != nil {
-		return invalidParam(err, "limit")
-	}
-	q, res := h.querier(r)
+	a, res := h.readMetaArgs(r, false)
 	if res != nil {
 		return *res
 	}
-	sets, err := h.matchers(r)
-	if err != nil {
-		return badData(err)
-	}
+	sets := a.sets
 	if len(sets) == 0 {
 		sets = [][]*labels.Matcher{nil}
 	}
 	set := map[string]struct{}{}
 	for _, ms := range sets {
-		vals, err := f(q, ms)
+		vals, err := f(a.q, ms)
 		if err != nil {
 			return result{err: &apiError{errExec, err}}
 		}
@@ -517,11 +493,7 @@ func (h *Handler) labelQuery(r *http.Request, what string, f func(storage.Querie
 			set[v] = struct{}{}
 		}
 	}
-	out := sortedLimited(set, nil)
-	var warnings []string
-	if limit > 0 && len(out) > limit {
-		out, warnings = out[:limit], []string{"results truncated due to limit"}
-	}
+	out, warnings := truncate(sortedLimited(set, nil), a.limit)
 	return result{data: out, warnings: warnings, summary: map[string]any{what: len(out)}}
 }
 
