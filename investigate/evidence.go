@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autoheal/autoheal/redact"
 )
 
 // exceptionTypeRE finds a runtime's error type name in a message:
@@ -19,7 +21,9 @@ func ExceptionType(text string) string {
 	return ""
 }
 
-// Quote shortens evidence to at most n runes on one line.
+// Quote shortens evidence to at most n runes on one line. Evidence that
+// must be cut is masked first (redact.Clip): a credential cut in two would
+// no longer look like one to the redaction every receipt gets.
 func Quote(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
@@ -29,8 +33,7 @@ func Quote(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return redact.Default.Clip(s, n)
 }
 
 // TextFinding turns an error text (a log line, an exception message plus

@@ -3,13 +3,28 @@
 // receipt or a pull request. It replaces known secret values (registered by
 // whoever loads them) and anything shaped like a credential; optionally it
 // masks PII (emails, card numbers, IP addresses).
+//
+// Credentials are recognised two ways: well-known token formats (rules.go:
+// Stripe, Google, GitLab, npm, Hugging Face, GitHub, Slack, OpenAI,
+// Anthropic, AWS, Azure, SendGrid, Twilio, Datadog, JWTs, private keys,
+// passwords in URLs, bearer and basic credentials), and any value after a
+// key that names a secret, whatever its shape (keys.go: password=…,
+// "client_secret": "…", X-Api-Key: …, ?token=…, DB_PASSWORD=…, Kubernetes
+// env name/value pairs). One pass over the text finds every literal the
+// rules and key words need; only the rules whose literals occur run their
+// expressions, which keeps masking cheap on log volumes (bench_test.go).
+//
+// Text is masked before it is cut (Clip): a credential cut in two no longer
+// looks like one, and its prefix would pass every later check.
 package redact
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mask replaces a redacted secret.
@@ -22,8 +37,9 @@ type Options struct {
 	IPs    bool
 }
 
-// Redactor masks secrets. The zero value masks credential-shaped strings
-// only; Register adds exact values (configured tokens, keys).
+// Redactor masks secrets. The zero value (and a nil *Redactor) masks
+// credential-shaped strings only; Register adds exact values (configured
+// tokens, keys).
 type Redactor struct {
 	opts Options
 
@@ -62,35 +78,91 @@ func (r *Redactor) Register(values ...string) {
 	r.repl = strings.NewReplacer(pairs...)
 }
 
-// credentialPatterns match well-known token formats and key=value secrets.
-var credentialPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`),                                  // Slack bot/user tokens
-	regexp.MustCompile(`xapp-[A-Za-z0-9-]{10,}`),                                         // Slack app-level tokens
-	regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b`),                   // GitHub tokens
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}\b`),                               // GitHub fine-grained PATs
-	regexp.MustCompile(`\bsk-(?:proj-|or-v1-|ant-)?[A-Za-z0-9_-]{16,}\b`),                // OpenAI / OpenRouter / Anthropic style keys
-	regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),                                  // AWS access key ids
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`), // JWTs
-	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`),
-	regexp.MustCompile(`(?i)\b(?:bearer|token|basic)\s+[A-Za-z0-9._~+/=-]{16,}`), // Authorization values
-}
-
-// keyValueSecret masks the value of key=value / key: value / "key":"value"
-// pairs whose key names a secret.
-var keyValueSecret = regexp.MustCompile(`(?i)((?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|token|auth|credential|client[_-]?secret)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?)([^\s"',;&}]{4,})`)
-
-// referenceLike values name a secret rather than hold it: an env var or
-// Secret key name (DB_PASSWORD, connection-string), a template reference.
-var referenceLike = regexp.MustCompile(`^(?:[A-Z][A-Z0-9_]*|[a-z][a-z.-]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|\[?REDACTED\]?)$`)
-
-// urlUserinfo masks passwords in URLs (scheme://user:pass@host).
-var urlUserinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)([^/\s@]+)(@)`)
-
 var (
 	emailRE = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`)
 	cardRE  = regexp.MustCompile(`\b(?:\d[ -]?){13,19}\b`)
 	ipv4RE  = regexp.MustCompile(`\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b`)
 )
+
+// index finds every token rule's literals and every spelling of a secret
+// word in one pass; litOwner says whose each literal is (a token rule's
+// index, or -1-i for keyWords[i]).
+var index, litOwner = func() (*litIndex, []int) {
+	if len(tokenRules) > 64 {
+		panic("redact: more token rules than the hit set holds")
+	}
+	var lits []string
+	var owner []int
+	for i, rl := range tokenRules {
+		for _, l := range rl.lits {
+			lits, owner = append(lits, l), append(owner, i)
+		}
+	}
+	for i, w := range keyWords {
+		lits, owner = append(lits, w.text), append(owner, -1-i)
+	}
+	return newLitIndex(lits), owner
+}()
+
+// maskCredentials masks credential formats (token rules, first, so that a
+// key's value they masked is seen as masked) and the values of
+// secret-named keys.
+func maskCredentials(s string) string {
+	lower := asciiLower(s)
+	var hit uint64
+	var keys []keyHit
+	index.scan(lower, func(pos, li int) {
+		if o := litOwner[li]; o >= 0 {
+			hit |= 1 << o
+		} else {
+			keys = append(keys, keyHit{pos, -1 - o})
+		}
+	})
+	changed := false
+	for i, rl := range tokenRules {
+		if hit&(1<<i) != 0 || rl.pre != nil && rl.pre(s) {
+			if t := rl.apply(s); t != s {
+				s, changed = t, true
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return s
+	}
+	if changed { // positions moved: find the words again
+		lower, keys = asciiLower(s), keys[:0]
+		index.scan(lower, func(pos, li int) {
+			if o := litOwner[li]; o < 0 {
+				keys = append(keys, keyHit{pos, -1 - o})
+			}
+		})
+	}
+	return maskSpans(s, keyValueSpans(s, lower, keys))
+}
+
+// maskSpans replaces byte ranges of s (in any order, maybe overlapping)
+// by Mask.
+func maskSpans(s string, spans [][2]int) string {
+	if len(spans) == 0 {
+		return s
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range spans {
+		if sp[1] <= last {
+			continue
+		}
+		if sp[0] >= last {
+			b.WriteString(s[last:sp[0]])
+			b.WriteString(Mask)
+		}
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // String masks secrets (and PII per the options) in s.
 func (r *Redactor) String(s string) string {
@@ -105,21 +177,11 @@ func (r *Redactor) String(s string) string {
 			s = repl.Replace(s)
 		}
 	}
-	for _, re := range credentialPatterns {
-		s = re.ReplaceAllString(s, Mask)
-	}
-	s = keyValueSecret.ReplaceAllStringFunc(s, func(m string) string {
-		sub := keyValueSecret.FindStringSubmatch(m)
-		if referenceLike.MatchString(sub[2]) {
-			return m // a key name or a reference to where the secret lives, not the secret
-		}
-		return sub[1] + Mask
-	})
-	s = urlUserinfo.ReplaceAllString(s, "${1}"+Mask+"${3}")
+	s = maskCredentials(s)
 	if r == nil {
 		return s
 	}
-	if r.opts.Emails {
+	if r.opts.Emails && strings.Contains(s, "@") {
 		s = emailRE.ReplaceAllString(s, "[EMAIL]")
 	}
 	if r.opts.Cards {
@@ -136,18 +198,32 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
+// Clip masks s, then cuts it to at most n runes, marking the cut with "…".
+// Masking comes first: a credential cut in two no longer looks like one,
+// and its prefix would pass every later check.
+func (r *Redactor) Clip(s string, n int) string {
+	s = r.String(s)
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:max(n-1, 0)]) + "…"
+}
+
 // Value redacts strings inside JSON-like values (maps, slices) recursively,
-// returning a copy. Map values under secret-looking keys are masked whole.
+// returning a copy. Map values under secret-named keys are masked whole, and
+// so is the value of a {"name"/"key": <secret name>, "value": …} pair (a
+// Kubernetes env var, a span attribute).
 func (r *Redactor) Value(v any) any {
 	switch t := v.(type) {
 	case string:
 		return r.String(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
+		pair := namesSecret(t["name"]) || namesSecret(t["key"]) || namesSecret(t["Name"]) || namesSecret(t["Key"])
 		for k, x := range t {
-			if SecretKey(k) {
-				if s, ok := x.(string); ok && s != "" {
-					out[k] = Mask
+			if SecretKey(k) || pair && strings.EqualFold(k, "value") {
+				if m, ok := maskScalar(x); ok {
+					out[k] = m
 					continue
 				}
 			}
@@ -156,8 +232,9 @@ func (r *Redactor) Value(v any) any {
 		return out
 	case map[string]string:
 		out := make(map[string]string, len(t))
+		pair := SecretKey(t["name"]) || SecretKey(t["key"])
 		for k, x := range t {
-			if SecretKey(k) && x != "" {
+			if (SecretKey(k) || pair && k == "value") && !keepValue(x) {
 				out[k] = Mask
 				continue
 			}
@@ -181,10 +258,25 @@ func (r *Redactor) Value(v any) any {
 	}
 }
 
-var secretKeyRE = regexp.MustCompile(`(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credential|cookie)`)
+func namesSecret(v any) bool {
+	s, ok := v.(string)
+	return ok && SecretKey(s)
+}
 
-// SecretKey reports whether a field name suggests its value is a secret.
-func SecretKey(name string) bool { return secretKeyRE.MatchString(name) }
+// maskScalar masks a string or number under a secret-named key; nested
+// objects are walked instead (false).
+func maskScalar(x any) (any, bool) {
+	switch t := x.(type) {
+	case string:
+		if keepValue(t) {
+			return t, true
+		}
+		return Mask, true
+	case json.Number, float64, float32, int, int64, int32, uint, uint64, uint32:
+		return Mask, true
+	}
+	return nil, false
+}
 
 func luhn(s string) bool {
 	sum, n, double := 0, 0, false

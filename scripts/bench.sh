@@ -21,6 +21,9 @@ echo "== Round concurrency: 200 ms added to every backend call (target ratio < 0
 run ./harness 'BenchmarkRoundConcurrency' 2x | tee /tmp/autoheal-bench-concurrency.txt
 awk '/BenchmarkRoundConcurrency/ { for (i = 1; i <= NF; i++) if ($(i+1) == "ratio") printf "   parallel/sequential wall-time ratio: %s\n", $i }' /tmp/autoheal-bench-concurrency.txt
 echo
+echo "== Redaction of the tuning scenarios' log lines (the old expression-per-line redactor did about 1 MB/s)"
+run ./redact 'BenchmarkRedactLogLines' 10x
+echo
 echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
 run ./sessions 'BenchmarkEnqueue' 3000x
 echo
