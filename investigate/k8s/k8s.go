@@ -9,7 +9,9 @@
 //   - k8s_workload_status: the one the deterministic planner calls;
 //   - k8s_pods_list, k8s_pods_get, k8s_pods_log, k8s_events_list,
 //     k8s_resources_list, k8s_resources_get, k8s_nodes_top: read-only
-//     pass-throughs for the LLM planner. Secrets are never read.
+//     pass-throughs for the LLM planner. Secrets are never read: the MCP
+//     client refuses any request for them and masks Secret values in any
+//     answer, for this capability as for every other MCP server.
 package k8s
 
 import (
@@ -25,6 +27,7 @@ import (
 
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/mcp"
+	"github.com/autoheal/autoheal/redact"
 )
 
 // Tool names.
@@ -307,9 +310,6 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if a.APIVersion == "" || a.Kind == "" {
 			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "apiVersion and kind are required", nil)
 		}
-		if strings.EqualFold(a.Kind, "Secret") {
-			return nil, investigate.NewToolError(investigate.ErrKindForbidden, "Secrets are not read: their values must not reach the investigation", nil)
-		}
 		args := map[string]any{"apiVersion": a.APIVersion, "kind": a.Kind}
 		setIf(args, "namespace", a.Namespace)
 		if tool == ToolResourcesGet {
@@ -370,7 +370,7 @@ func (c *Capability) passThrough(ctx context.Context, tool string, args map[stri
 	}
 	data := map[string]any{"tool": tool, "text": text}
 	if len(text) > maxPassData {
-		data["text"], data["truncated"] = cut(text, maxPassData), true
+		data["text"], data["truncated"] = cut(redact.String(text), maxPassData), true // masked before it is cut
 	}
 	res.Data = data
 	lines := len(splitLines(text))

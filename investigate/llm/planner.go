@@ -174,8 +174,12 @@ func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, iss
 			continue
 		}
 		r.allowed[s.Name] = s
+		desc, params := s.Description, s.Parameters
+		if s.Family == investigate.FamilyMCP {
+			desc, params = p.clean.externalTool(r.fence, s)
+		}
 		r.tools = append(r.tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: s.Name, Description: s.Description, Parameters: s.Parameters}})
+			Name: s.Name, Description: desc, Parameters: params}})
 	}
 
 	first := e.FirstRound(issue)
@@ -246,7 +250,7 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 	var b strings.Builder
 	b.WriteString("Investigate this incident.\n")
 	b.WriteString(fence(r.fence, "incident", r.p.clean.renderIssue(r.issue)))
-	b.WriteString("\n" + backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
+	b.WriteString("\n" + r.p.clean.backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
 	fmt.Fprintf(&b, "First evidence round (%d calls):\n", len(first))
 	for i, rc := range first {
 		b.WriteString(r.render(rc, data[i]) + "\n")
@@ -295,7 +299,7 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 				perr = fmt.Errorf("the model refused: %s", truncate(msg.Refusal, 200))
 			}
 			if r.repaired {
-				return nil, &failure{kind: "unusable", detail: "no valid answer after one repair request: " + truncate(r.p.clean.text(perr.Error()), 200), err: perr}
+				return nil, &failure{kind: "unusable", detail: "no valid answer after one repair request: " + r.p.clean.clip(perr.Error(), 200), err: perr}
 			}
 			r.repaired = true
 			r.p.metrics.Add(MetricGovernor, 1, "action", "repair")
@@ -396,7 +400,7 @@ func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, err
 	resp, err := r.p.client.CreateChatCompletion(actx, req)
 	if err != nil && req.ResponseFormat != nil && formatRejected(err) {
 		r.p.format.Store(formatUnsupported)
-		r.p.log.Warn("endpoint rejects response_format; using validated parsing", "error", r.p.clean.text(truncate(err.Error(), 300)))
+		r.p.log.Warn("endpoint rejects response_format; using validated parsing", "error", r.p.clean.clip(err.Error(), 300))
 		r.msgs[0].Content = systemPrompt(r.fence, r.lim.MaxToolCalls, true)
 		req = r.request()
 		actx, at = withAttempts(ctx)
@@ -481,7 +485,7 @@ func (r *run) classify(ctx context.Context, err error, retries int, reason strin
 	case status == http.StatusNotFound:
 		f.detail = fmt.Sprintf("404: model %q or endpoint not found", r.p.cfg.Model)
 	case status >= 400:
-		f.detail = fmt.Sprintf("%d: %s", status, truncate(r.p.clean.text(msg), 200))
+		f.detail = fmt.Sprintf("%d: %s", status, r.p.clean.clip(msg, 200))
 	case errors.Is(err, ErrResponseTooLarge):
 		f.kind, f.detail = "unusable", fmt.Sprintf("a response exceeded %d bytes", r.lim.MaxResponseBytes)
 	case reason == "timeout":
@@ -489,7 +493,7 @@ func (r *run) classify(ctx context.Context, err error, retries int, reason strin
 	case reason == "network":
 		f.detail = fmt.Sprintf("network error after %d retries", retries)
 	default:
-		f.detail = truncate(r.p.clean.text(err.Error()), 200)
+		f.detail = r.p.clean.clip(err.Error(), 200)
 	}
 	return f
 }
@@ -769,7 +773,7 @@ func (r *run) fallback(err error) *investigate.HealResult {
 	if errors.As(err, &f) {
 		res.ModeNote = fmt.Sprintf("LLM %s (%s): deterministic answer", f.kind, f.detail)
 	} else {
-		res.ModeNote = "LLM unavailable (" + truncate(r.p.clean.text(err.Error()), 200) + "): deterministic answer"
+		res.ModeNote = "LLM unavailable (" + r.p.clean.clip(err.Error(), 200) + "): deterministic answer"
 	}
 	r.p.log.Warn("llm planner fell back to the deterministic answer", "reason", res.ModeNote)
 	return res

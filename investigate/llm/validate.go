@@ -211,8 +211,8 @@ func sameCause(base, rc investigate.RootCause) bool {
 func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.HealResult, note string) *investigate.HealResult {
 	receipts := r.led.Receipts()
 	c := r.p.clean
-	rc.Description = c.text(truncate(strings.TrimSpace(rc.Description), 1500))
-	rc.Function = c.text(truncate(strings.TrimSpace(rc.Function), 200))
+	rc.Description = c.clip(strings.TrimSpace(rc.Description), 1500)
+	rc.Function = c.clip(strings.TrimSpace(rc.Function), 200)
 	if rc.Function == "" && sameCause(base.RootCause, rc) {
 		rc.Function = base.RootCause.Function
 	}
@@ -318,21 +318,21 @@ func (r *run) evidence(refs []string, rc investigate.RootCause, base *investigat
 func (r *run) fix(a *answer, rc investigate.RootCause, base *investigate.HealResult) investigate.Fix {
 	c := r.p.clean
 	m := a.Fix
-	f := investigate.Fix{Summary: c.text(truncate(strings.TrimSpace(m.Summary), 1000)),
-		Remediation: c.text(truncate(strings.TrimSpace(m.Remediation), 2000))}
+	f := investigate.Fix{Summary: c.clip(strings.TrimSpace(m.Summary), 1000),
+		Remediation: c.clip(strings.TrimSpace(m.Remediation), 2000)}
 	for i, s := range m.Steps {
 		if i == 10 {
 			break
 		}
 		if s = strings.TrimSpace(s); s != "" {
-			f.Steps = append(f.Steps, c.text(truncate(s, 500)))
+			f.Steps = append(f.Steps, c.clip(s, 500))
 		}
 	}
 	for i, s := range m.AffectedRecords {
 		if i == 20 {
 			break
 		}
-		f.AffectedRecords = append(f.AffectedRecords, c.text(truncate(s, 120)))
+		f.AffectedRecords = append(f.AffectedRecords, c.clip(s, 120))
 	}
 	same := sameCause(base.RootCause, rc)
 	drop := func(what string) {
@@ -346,8 +346,8 @@ func (r *run) fix(a *answer, rc investigate.RootCause, base *investigate.HealRes
 		case !ok:
 			drop(fmt.Sprintf("the model's patch of %s was dropped: that file was not read", truncate(p.File, 160)))
 		default:
-			f.Patch = &investigate.Patch{File: read.File, Ref: r.issue.Ref, Diff: c.text(truncate(p.Diff, 20000)),
-				Explanation: c.text(truncate(p.Explanation, 500))}
+			f.Patch = &investigate.Patch{File: read.File, Ref: r.issue.Ref, Diff: c.clip(p.Diff, 20000),
+				Explanation: c.clip(p.Explanation, 500)}
 		}
 	}
 	if e := m.ManifestEdit; e != nil && strings.TrimSpace(e.File) != "" {
@@ -357,13 +357,13 @@ func (r *run) fix(a *answer, rc investigate.RootCause, base *investigate.HealRes
 		case !ok:
 			drop(fmt.Sprintf("the model's edit of %s was dropped: that file was not read", truncate(e.File, 160)))
 		default:
-			f.ManifestEdit = &investigate.ManifestEdit{File: read.File, Line: int(e.Line), Path: c.text(truncate(e.Path, 300)),
-				OldValue: c.text(truncate(e.OldValue, 200)), NewValue: c.text(truncate(e.NewValue, 200)), Reason: c.text(truncate(e.Reason, 500))}
+			f.ManifestEdit = &investigate.ManifestEdit{File: read.File, Line: int(e.Line), Path: c.clip(e.Path, 300),
+				OldValue: c.clip(e.OldValue, 200), NewValue: c.clip(e.NewValue, 200), Reason: c.clip(e.Reason, 500)}
 		}
 	}
 	switch rc.Bucket {
 	case investigate.BucketCodeBug:
-		f.RegressionTest = c.text(truncate(strings.TrimSpace(m.RegressionTest), 4000))
+		f.RegressionTest = c.clip(strings.TrimSpace(m.RegressionTest), 4000)
 		if same && f.Patch == nil && base.Fix.Patch != nil {
 			f.Patch = base.Fix.Patch
 			r.notes = append(r.notes, "the patch is the rule-based engine's")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
 )
 
 // ToolSeparator joins a server name and a tool name in offered tool names.
@@ -97,7 +98,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 	}
 	text, cut := res.Text, res.Truncated
 	if len(text) > c.maxData {
-		text, cut = cutUTF8(text, c.maxData), true
+		text, cut = cutUTF8(redact.String(text), c.maxData), true // masked before it is cut
 	}
 	data := map[string]any{"server": c.cl.Name(), "tool": name, "text": text}
 	if cut {

@@ -10,7 +10,11 @@
 //     read-only list names it;
 //   - a stdio child sees only the environment variables its configuration
 //     names (plus PATH and HOME), never the bot's tokens;
-//   - a tool error (isError) is a failed call, never a success.
+//   - a tool error (isError) is a failed call, never a success;
+//   - the allowlist of a known server is chosen by the name the operator
+//     configured, never by the name a server reports about itself;
+//   - no call may ask for Kubernetes Secrets, and Secret values in any
+//     answer are masked (secrets.go).
 //
 // One Client per server is shared by every investigation of the process:
 // it connects lazily, lists the server's tools once per connection, bounds
@@ -40,6 +44,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
 )
 
 // Defaults of Options.
@@ -363,10 +368,6 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 		return fail("tools/list", err)
 	}
 	s := &session{cli: cli, cancel: cancel, tools: map[string]Tool{}, server: res.ServerInfo.Name}
-	ks := c.known
-	if ks == nil {
-		ks = known(res.ServerInfo.Name)
-	}
 	for i, t := range lt.Tools {
 		if i >= c.opts.MaxTools {
 			c.opts.Logger.Warn("mcp server lists too many tools; the rest are ignored", "server", c.cfg.Name, "max", c.opts.MaxTools, "listed", len(lt.Tools))
@@ -375,7 +376,7 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 		if _, dup := s.tools[t.Name]; dup || !toolNameRE.MatchString(t.Name) {
 			continue
 		}
-		d := decide(c.cfg, ks, t)
+		d := decide(c.cfg, c.known, t)
 		tool := Tool{Name: t.Name, Title: t.Title, Description: truncate(t.Description, 1024), Allowed: d.Allowed, Refusal: d.Reason}
 		schema, fixes, err := SanitizeSchema(t.InputSchema)
 		if err != nil && tool.Allowed {
@@ -475,6 +476,9 @@ func (c *Client) CallToolMax(ctx context.Context, name string, args json.RawMess
 	if err := json.Unmarshal(args, &obj); err != nil {
 		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, label+": arguments must be a JSON object", err)
 	}
+	if why := secretRequest(args); why != "" {
+		return nil, investigate.NewToolError(investigate.ErrKindForbidden, why, nil)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.CallTimeout())
 	defer cancel()
 	for attempt := 0; ; attempt++ {
@@ -526,7 +530,7 @@ func (c *Client) result(label string, res *mcpgo.CallToolResult, maxText int) (*
 				b.WriteByte('\n')
 			}
 			if room := maxText - b.Len(); room < len(tc.Text) {
-				b.WriteString(cutUTF8(tc.Text, max(room, 0)))
+				b.WriteString(cutUTF8(redact.String(tc.Text), max(room, 0))) // masked before it is cut
 				out.Truncated = true
 				break
 			}
@@ -535,7 +539,10 @@ func (c *Client) result(label string, res *mcpgo.CallToolResult, maxText int) (*
 		}
 		out.Other = append(out.Other, contentKind(ct))
 	}
-	out.Text = b.String()
+	out.Text = GuardSecrets(b.String())
+	if out.Truncated {
+		out.Text = GuardCutSecrets(out.Text)
+	}
 	if res.IsError {
 		msg := strings.TrimSpace(out.Text)
 		if msg == "" {
@@ -549,7 +556,7 @@ func (c *Client) result(label string, res *mcpgo.CallToolResult, maxText int) (*
 			raw, _ = json.Marshal(res.StructuredContent)
 		}
 		if len(raw) <= maxText && json.Valid(raw) {
-			out.Structured = raw
+			out.Structured = guardStructured(raw)
 		} else {
 			out.Truncated = true
 		}

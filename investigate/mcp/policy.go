@@ -11,7 +11,8 @@ import (
 // read-only even when the server does not annotate them, which are also the
 // default allowlist.
 type KnownServer struct {
-	// Names the server may be configured under or report in serverInfo.
+	// Names the server may be configured under (what it reports in
+	// serverInfo is never trusted: any server can claim a name).
 	Names []string
 	// ReadOnly tools: never modify anything.
 	ReadOnly []string
@@ -31,13 +32,11 @@ var KnownServers = []KnownServer{
 	{Names: []string{"kubernetes", "kubernetes-mcp-server", "k8s"}, ReadOnly: KubernetesReadOnlyTools},
 }
 
-// known returns the known server matching a configured or reported name.
-func known(names ...string) *KnownServer {
+// known returns the known server configured under name.
+func known(name string) *KnownServer {
 	for i := range KnownServers {
-		for _, n := range names {
-			if n != "" && slices.Contains(KnownServers[i].Names, n) {
-				return &KnownServers[i]
-			}
+		if name != "" && slices.Contains(KnownServers[i].Names, name) {
+			return &KnownServers[i]
 		}
 	}
 	return nil
