@@ -149,6 +149,8 @@ type Bot struct {
 	// events runs mention handlers; interactive runs clicks, modal
 	// submissions and slash commands (see Options.InteractiveWorkers).
 	events, interactive *pool
+	// edits spaces the edits of each message (see editThrottle).
+	edits *editThrottle
 
 	runMu   sync.Mutex
 	running bool
@@ -226,6 +228,7 @@ func New(o Options) (*Bot, error) {
 	}
 	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot")}
 	b.botUserID.Store(o.BotUserID)
+	b.edits = newEditThrottle(o.UpdateInterval, o.Clock)
 	b.events = newPool(laneEvents, o.EventWorkers, o.EventQueue, b.log)
 	b.interactive = newPool(laneInteractive, o.InteractiveWorkers, o.InteractiveQueue, b.log)
 	return b, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/render"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
@@ -94,4 +95,41 @@ func TestResultWithoutRemediatorSaysWhy(t *testing.T) {
 	assert.NotContains(t, string(msg.Blocks), render.ActionApprove, "no Approve button without a remediator")
 	assert.Contains(t, string(msg.Blocks), render.ActionConfigure)
 	_ = context.Background()
+}
+
+// An investigation slow enough for several progress edits keeps to the
+// Slack call budget; every edit of the result, a click's included, is at
+// least the update interval after the previous one.
+func TestSlowInvestigationKeepsToTheSlackCallBudget(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	s, _ := e.scenarioEnvWith(t, "checkout-fails-payment-typeerror", harness.Options{Latency: 2 * time.Second})
+	rem := &fakeRemediator{}
+	e.startBot(t, func(o *Options) {
+		o.Now = func() time.Time { return s.Now }
+		o.UpdateInterval = DefaultUpdateInterval
+		o.EngineDeadline = 2 * time.Minute
+		o.Remediator = rem
+		o.Approvers = onlyUser(approver)
+	})
+	from := len(e.sim.Calls())
+	m, err := e.sim.MentionEvent(slacksim.MentionOptions{Channel: incidentChannel, User: oncall, Text: mentionText(t, s)})
+	require.NoError(t, err)
+	rec := e.waitResult(t, MentionJobID(m.EventID))
+
+	calls := e.webCalls(from)
+	assert.LessOrEqual(t, len(calls), SlackCallBudget, "Slack Web API calls for one investigation: %v", methods(calls))
+	ups := e.sim.Updates(incidentChannel, rec.MessageTS)
+	require.GreaterOrEqual(t, len(ups), 3, "the investigation lasted long enough for live progress edits before the result")
+	assert.GreaterOrEqual(t, e.sim.MinUpdateInterval(incidentChannel, rec.MessageTS), DefaultUpdateInterval)
+
+	// Approve right after the result: its edits of the result wait their turn.
+	_, err = e.sim.BlockAction(slacksim.BlockActionOptions{Channel: incidentChannel, MessageTS: rec.MessageTS, User: approver, ActionID: render.ActionApprove})
+	require.NoError(t, err)
+	eventually(t, "the approved result", func() bool {
+		msg, _ := e.sim.Message(incidentChannel, rec.MessageTS)
+		return strings.Contains(string(msg.Blocks), "pull/42")
+	})
+	assert.Greater(t, len(e.sim.Updates(incidentChannel, rec.MessageTS)), len(ups))
+	assert.GreaterOrEqual(t, e.sim.MinUpdateInterval(incidentChannel, rec.MessageTS), DefaultUpdateInterval,
+		"the decision's edits are spaced from the result's and from each other")
 }

@@ -231,9 +231,16 @@ func (e *testEnv) webCalls(from int) []slacksim.Call {
 // settings as the incident channel's session.
 func (e *testEnv) scenarioEnv(t testing.TB, name string) (*scenario.Scenario, *harness.Backends) {
 	t.Helper()
+	return e.scenarioEnvWith(t, name, harness.Options{})
+}
+
+// scenarioEnvWith is scenarioEnv with simulator options (a latency on
+// every backend call, say).
+func (e *testEnv) scenarioEnvWith(t testing.TB, name string, o harness.Options) (*scenario.Scenario, *harness.Backends) {
+	t.Helper()
 	s, err := scenario.Load(examplesDir + "/" + name)
 	require.NoError(t, err)
-	b, err := harness.Start(s, harness.Options{})
+	b, err := harness.Start(s, o)
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 	require.NoError(t, e.store.Set(context.Background(), sessions.ChannelScope(incidentChannel), b.Config()))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -23,6 +24,8 @@ type SlackAPI interface {
 	UploadFileContext(ctx context.Context, params slack.UploadFileParameters) (*slack.FileSummary, error)
 	AuthTestContext(ctx context.Context) (*slack.AuthTestResponse, error)
 	GetUserGroupMembersContext(ctx context.Context, userGroup string, options ...slack.GetUserGroupMembersOption) ([]string, error)
+	GetConversationRepliesContext(ctx context.Context, params *slack.GetConversationRepliesParameters) ([]slack.Message, bool, string, error)
+	GetConversationHistoryContext(ctx context.Context, params *slack.GetConversationHistoryParameters) (*slack.GetConversationHistoryResponse, error)
 }
 
 // MessageUpdater edits a posted message (chat.update).
@@ -113,8 +116,17 @@ func (p retryPolicy) withDefaults() retryPolicy {
 	return p
 }
 
+// finalError ends withRetry at once, whatever the error it wraps.
+type finalError struct{ err error }
+
+func (e finalError) Error() string { return e.err.Error() }
+func (e finalError) Unwrap() error { return e.err }
+
 // retryable reports whether a failed call may succeed when repeated.
 func retryable(err error) bool {
+	if errors.As(err, new(finalError)) {
+		return false
+	}
 	if _, ok := rateLimitWait(err, 0); ok {
 		return true
 	}
@@ -177,4 +189,37 @@ func safeMessage(m render.Message, what string) (render.Message, error) {
 	}
 	fallback := render.Message{Text: "AutoHeal could not display this " + what + " within Slack's limits; see the logs for details."}
 	return fallback, fmt.Errorf("%s payload rejected by validation: %w", what, err)
+}
+
+// mayHaveTakenEffect reports whether a failed call may nevertheless have
+// been carried out by Slack: the request may have arrived and only the
+// answer was lost (a reset or timeout after sending, a 5xx, Slack's own
+// internal errors). A rate limit, a refused connection or an error answer
+// about the request itself mean it was not.
+func mayHaveTakenEffect(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, limited := rateLimitWait(err, 0); limited {
+		return false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return false
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) {
+		return sc.Code >= 500
+	}
+	switch slackCode(err) {
+	case "":
+		return !errors.Is(err, context.Canceled)
+	case "internal_error", "fatal_error", "service_unavailable", "request_timeout":
+		return true
+	}
+	return false
 }

@@ -49,6 +49,9 @@ type UpdaterOptions struct {
 	// LastWrite is when the message was last written (posted); the first
 	// update waits Interval after it. Zero lets the first update go at once.
 	LastWrite time.Time
+	// MaxEdits bounds the intermediate edits (the final state always goes):
+	// the investigation's share of its Slack call budget. 0: no bound.
+	MaxEdits int
 	Clock     Clock
 	Logger    *slog.Logger
 }
@@ -78,6 +81,8 @@ type Updater struct {
 	// Owned by the loop goroutine.
 	lastWrite time.Time
 	notBefore time.Time
+	edits     int // intermediate edits attempted
+	failures  int // intermediate edits failed in a row
 }
 
 // ErrUpdaterStopped is returned by Finish after Stop.
@@ -188,7 +193,8 @@ func (u *Updater) loop(ctx context.Context) {
 	finalFailures := 0
 	for {
 		u.mu.Lock()
-		has := u.pending != nil
+		// Past its share of the call budget, only the final state goes.
+		has := u.pending != nil && (u.final || u.o.MaxEdits <= 0 || u.edits < u.o.MaxEdits)
 		u.mu.Unlock()
 		if !has {
 			select {
@@ -230,10 +236,13 @@ func (u *Updater) loop(ctx context.Context) {
 		u.pending = nil
 		u.mu.Unlock()
 
+		if !final {
+			u.edits++
+		}
 		_, _, _, err := u.o.API.UpdateMessageContext(ctx, u.o.Channel, u.o.TS, msg.MsgOptions()...)
 		now := u.o.Clock.Now()
 		if err == nil {
-			u.lastWrite = now
+			u.lastWrite, u.failures = now, 0
 			u.mu.Lock()
 			u.sent++
 			u.mu.Unlock()
@@ -254,8 +263,13 @@ func (u *Updater) loop(ctx context.Context) {
 			return
 		}
 		if !final {
-			// An intermediate state is superseded by the next one anyway.
-			u.log.Warn("progress update failed", "err", err)
+			// An intermediate state is superseded by the next one anyway;
+			// the next edit waits a growing backoff rather than going at
+			// once against a failing Slack.
+			u.failures++
+			backoff := min(u.o.Interval<<min(u.failures-1, 4), time.Minute)
+			u.log.Warn("progress update failed", "err", err, "retry_in", backoff)
+			u.notBefore = now.Add(jitter(backoff))
 			continue
 		}
 		finalFailures++

@@ -117,6 +117,9 @@ func (c *fakeClock) AdvanceTo(t time.Time) {
 	}
 }
 
+// testInterval is the updaters' interval in these tests.
+const testInterval = 3 * time.Second
+
 type updateCall struct {
 	at   time.Time
 	text string
@@ -194,7 +197,7 @@ func newTestUpdater(t *testing.T, api MessageUpdater, c *fakeClock, lastWrite ti
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	u := NewUpdater(UpdaterOptions{API: api, Channel: "C0INC", TS: "1.000001", Interval: 3 * time.Second, Clock: c, LastWrite: lastWrite})
+	u := NewUpdater(UpdaterOptions{API: api, Channel: "C0INC", TS: "1.000001", Interval: testInterval, Clock: c, LastWrite: lastWrite})
 	u.Start(ctx)
 	t.Cleanup(u.Stop)
 	return u, ctx
@@ -305,16 +308,50 @@ func TestUpdaterReportsPermanentFinalFailure(t *testing.T) {
 
 func TestUpdaterDropsFailedIntermediateStates(t *testing.T) {
 	c := newFakeClock()
-	api := newFakeUpdater(c, errors.New("boom"))
+	api := newFakeUpdater(c, errors.New("boom"), errors.New("boom again"))
 	u, ctx := newTestUpdater(t, api, c, time.Time{})
 	u.Set(msg("step 1"))
-	api.next(t)
+	first := api.next(t)
+	// A failed edit is not retried at once: the next one waits a backoff
+	// (about one interval, jittered), and a second failure doubles it.
+	u.Set(msg("step 2"))
+	due := c.waitTimer(t)
+	assert.GreaterOrEqual(t, due.Sub(first.at), 4*testInterval/5)
+	c.AdvanceTo(due)
+	second := api.next(t)
+	assert.Equal(t, "step 2", second.text)
 	done := make(chan error, 1)
 	go func() { done <- u.Finish(ctx, msg("result")) }()
-	// A failed call does not count as a write: the final state may go at once.
+	due = c.waitTimer(t)
+	assert.GreaterOrEqual(t, due.Sub(second.at), 2*4*testInterval/5)
+	c.AdvanceTo(due)
+	got := api.next(t)
+	require.NoError(t, <-done)
+	assert.Equal(t, "result", got.text, "the failed intermediate states are dropped, the final one goes")
+}
+
+// Past MaxEdits intermediate edits, states wait for the final one: the
+// investigation's share of the Slack call budget is never exceeded.
+func TestUpdaterKeepsToMaxEdits(t *testing.T) {
+	c := newFakeClock()
+	api := newFakeUpdater(c)
+	u := NewUpdater(UpdaterOptions{API: api, Channel: "C1", TS: "1.1", Interval: testInterval, MaxEdits: 2, Clock: c})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	u.Start(ctx)
+	for i := range 5 {
+		u.Set(msg(fmt.Sprintf("step %d", i)))
+		if i < 2 {
+			api.next(t)
+		}
+		c.Advance(testInterval)
+	}
+	done := make(chan error, 1)
+	go func() { done <- u.Finish(ctx, msg("result")) }()
 	got := api.next(t)
 	require.NoError(t, <-done)
 	assert.Equal(t, "result", got.text)
+	assert.Len(t, api.all(), 3, "two intermediate edits, then the final state")
 }
 
 func TestUpdaterStopAbandonsPendingStates(t *testing.T) {

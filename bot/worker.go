@@ -84,7 +84,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 
 	upd := NewUpdater(UpdaterOptions{
 		API: b.api, Channel: p.Channel, TS: msgTS, Interval: b.o.UpdateInterval,
-		LastWrite: postedAt, Clock: b.o.Clock, Logger: log,
+		LastWrite: postedAt, MaxEdits: progressEdits, Clock: b.o.Clock, Logger: log,
 	})
 	upd.Start(ctx)
 	defer upd.Stop()
@@ -304,7 +304,10 @@ func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, 
 		log.Error("result rejected by validation; posting a stand-in", "err", verr)
 	}
 	resultTS := msgTS
-	if err := upd.Finish(ctx, main); err != nil {
+	err = upd.Finish(ctx, main)
+	if err == nil {
+		b.edits.mark(p.Channel, msgTS, b.o.Clock.Now()) // a click's edit of the result waits its turn
+	} else {
 		switch slackCode(err) {
 		case errMessageNotFound, errCantUpdate:
 			// The progress message is gone: post the result as a new reply.
@@ -315,7 +318,7 @@ func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, 
 			return fmt.Errorf("job %s: result not posted: %w", jobID, err)
 		}
 	}
-	b.postAll(ctx, p.Channel, p.ThreadTS, msgs.FollowUps, "result follow-up")
+	b.postAll(ctx, p.Channel, p.ThreadTS, followUpsWithinBudget(msgs.FollowUps), "result follow-up")
 	if err := b.o.Store.MarkResultPosted(context.WithoutCancel(ctx), jobID, p.Channel, resultTS); err != nil {
 		// The claim expires; a retry would update the same message again.
 		return fmt.Errorf("job %s: result posted but not recorded: %w", jobID, err)

@@ -27,6 +27,10 @@ type Fault struct {
 	RetryAfter time.Duration
 	// Error, when set, answers HTTP 200 {"ok":false,"error":Error}.
 	Error string
+	// AfterEffect applies Status or Error after the method has taken
+	// effect (the message is posted, then the answer is a 500): a response
+	// lost on the way back, which a client cannot tell from a failed call.
+	AfterEffect bool
 }
 
 type fault struct {
@@ -248,6 +252,7 @@ func (s *Server) methods() map[string]apiMethod {
 		"usergroups.users.list":        {s.usergroupsUsersList, "bot"},
 		"conversations.info":           {s.conversationsInfo, "bot"},
 		"conversations.replies":        {s.conversationsReplies, "bot"},
+		"conversations.history":        {s.conversationsHistory, "bot"},
 		"reactions.add":                {s.reactionsAdd, "bot"},
 		"files.getUploadURLExternal":   {s.filesGetUploadURLExternal, "bot"},
 		"files.completeUploadExternal": {s.filesCompleteUploadExternal, "bot"},
@@ -312,7 +317,12 @@ func (s *Server) handleAPI(w http.ResponseWriter, hr *http.Request) {
 	if !s.wait(hr.Context(), s.opts.Latency) {
 		return
 	}
-	if f, ok := s.takeFault(method); ok {
+	f, faulty := s.takeFault(method)
+	var after *Fault
+	if faulty && f.AfterEffect {
+		after, faulty = &f, false
+	}
+	if faulty {
 		if f.Delay > 0 {
 			t := time.NewTimer(f.Delay)
 			select {
@@ -355,6 +365,16 @@ func (s *Server) handleAPI(w http.ResponseWriter, hr *http.Request) {
 	if err != nil {
 		fail(err)
 		return
+	}
+	if after != nil {
+		switch {
+		case after.Status != 0 && after.Status != http.StatusOK:
+			answer(after.Status, nil, nil)
+			return
+		case after.Error != "":
+			fail(slackErr(after.Error))
+			return
+		}
 	}
 	if body == nil {
 		body = map[string]any{}

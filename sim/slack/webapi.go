@@ -21,6 +21,17 @@ const (
 )
 
 // messageJSON renders a stored message the way Slack's API returns it.
+// messageJSONFor is messageJSON with the message's metadata when the
+// request asks for it (include_all_metadata), as conversations.history and
+// conversations.replies answer.
+func (s *Server) messageJSONFor(r *apiRequest, m *message) map[string]any {
+	out := s.messageJSON(m)
+	if v := r.str("include_all_metadata"); (v == "1" || v == "true") && len(m.Metadata) > 0 {
+		out["metadata"] = m.Metadata
+	}
+	return out
+}
+
 func (s *Server) messageJSON(m *message) map[string]any {
 	out := map[string]any{
 		"type": "message",
@@ -430,7 +441,7 @@ func (s *Server) conversationsReplies(_ context.Context, r *apiRequest) (map[str
 	end := min(offset+limit, len(msgs))
 	page := make([]map[string]any, 0, end-offset)
 	for _, m := range msgs[offset:end] {
-		page = append(page, s.messageJSON(m))
+		page = append(page, s.messageJSONFor(r, m))
 	}
 	body := map[string]any{"messages": page, "has_more": end < len(msgs)}
 	next := ""
@@ -472,4 +483,84 @@ func (s *Server) reactionsAdd(_ context.Context, r *apiRequest) (map[string]any,
 	}
 	m.Reactions = append(m.Reactions, Reaction{Name: name, Users: []string{s.opts.BotUserID}})
 	return map[string]any{}, nil
+}
+
+// conversationsHistory answers conversations.history: the channel's
+// messages that are not thread replies (broadcasts aside), newest first,
+// between oldest and latest (exclusive unless inclusive=1), paged by limit
+// (default 100, at most 999) and cursor.
+func (s *Server) conversationsHistory(_ context.Context, r *apiRequest) (map[string]any, error) {
+	channel, err := s.channelParam(r, "channel")
+	if err != nil {
+		return nil, err
+	}
+	limit := 100
+	if v := r.str("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, slackErr("invalid_limit")
+		}
+		if n > 0 {
+			limit = min(n, 999)
+		}
+	}
+	parseTS := func(name string) (float64, error) {
+		v := r.str(name)
+		if v == "" {
+			return 0, nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, slackErr("invalid_ts_" + name)
+		}
+		return f, nil
+	}
+	oldest, err := parseTS("oldest")
+	if err != nil {
+		return nil, err
+	}
+	latest, err := parseTS("latest")
+	if err != nil {
+		return nil, err
+	}
+	inclusive := r.str("inclusive") == "1" || r.str("inclusive") == "true"
+	offset := 0
+	if cur := r.str("cursor"); cur != "" {
+		raw, err := base64.StdEncoding.DecodeString(cur)
+		n, convErr := strconv.Atoi(strings.TrimPrefix(string(raw), "offset:"))
+		if err != nil || convErr != nil || n < 0 {
+			return nil, slackErr("invalid_cursor")
+		}
+		offset = n
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.channelLocked(channel, false)
+	if ch == nil {
+		return nil, slackErr("channel_not_found")
+	}
+	var msgs []*message
+	for i := len(ch.order) - 1; i >= 0; i-- {
+		m := ch.byTS[ch.order[i]]
+		if m == nil || m.Deleted || (m.ThreadTS != "" && m.ThreadTS != m.TS && !m.ReplyBroadcast) {
+			continue
+		}
+		ts, _ := strconv.ParseFloat(m.TS, 64)
+		if (oldest > 0 && (ts < oldest || ts == oldest && !inclusive)) || (latest > 0 && (ts > latest || ts == latest && !inclusive)) {
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	offset = min(offset, len(msgs))
+	end := min(offset+limit, len(msgs))
+	page := make([]map[string]any, 0, end-offset)
+	for _, m := range msgs[offset:end] {
+		page = append(page, s.messageJSONFor(r, m))
+	}
+	next := ""
+	if end < len(msgs) {
+		next = base64.StdEncoding.EncodeToString([]byte("offset:" + strconv.Itoa(end)))
+	}
+	return map[string]any{"messages": page, "has_more": end < len(msgs), "pin_count": 0,
+		"response_metadata": map[string]any{"next_cursor": next}}, nil
 }

@@ -540,3 +540,40 @@ func TestLimitsAndRegistration(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ds[len(ds)-1].RetryAttempt+1, last.RetryAttempt)
 }
+
+// conversations.history lists the channel's top-level messages newest
+// first, within oldest/latest; metadata comes back only when asked for, in
+// history and in replies alike.
+func TestHistoryAndMetadata(t *testing.T) {
+	srv := newServer(t, Options{})
+	api := newAPI(srv)
+	ctx := testCtx(t)
+	md := slack.MsgOptionMetadata(slack.SlackMetadata{EventType: "autoheal_post", EventPayload: map[string]any{"key": "k1"}})
+	_, first, err := api.PostMessageContext(ctx, "C0INCIDENT", slack.MsgOptionText("first", false))
+	require.NoError(t, err)
+	_, second, err := api.PostMessageContext(ctx, "C0INCIDENT", slack.MsgOptionText("second", false), md)
+	require.NoError(t, err)
+	_, reply, err := api.PostMessageContext(ctx, "C0INCIDENT", slack.MsgOptionTS(second), slack.MsgOptionText("a reply", false), md)
+	require.NoError(t, err)
+
+	h, err := api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "C0INCIDENT"})
+	require.NoError(t, err)
+	require.Len(t, h.Messages, 2, "replies are not in the channel's history")
+	assert.Equal(t, []string{second, first}, []string{h.Messages[0].Timestamp, h.Messages[1].Timestamp}, "newest first")
+	assert.Empty(t, h.Messages[0].Metadata.EventType, "no metadata unless asked")
+
+	h, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "C0INCIDENT", Oldest: first, IncludeAllMetadata: true})
+	require.NoError(t, err)
+	require.Len(t, h.Messages, 1, "oldest is exclusive")
+	assert.Equal(t, "autoheal_post", h.Messages[0].Metadata.EventType)
+	assert.Equal(t, "k1", h.Messages[0].Metadata.EventPayload["key"])
+
+	msgs, _, _, err := api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: "C0INCIDENT", Timestamp: second, IncludeAllMetadata: true})
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	assert.Equal(t, reply, msgs[1].Timestamp)
+	assert.Equal(t, "k1", msgs[1].Metadata.EventPayload["key"])
+
+	_, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "C0INCIDENT", Oldest: "yesterday"})
+	assert.ErrorContains(t, err, "invalid_ts_oldest")
+}
