@@ -30,7 +30,9 @@ func TestPostIsIdempotent(t *testing.T) {
 		}
 		return n
 	}
-	searches := func() int { return len(e.sim.Calls("conversations.replies")) + len(e.sim.Calls("conversations.history")) }
+	searches := func() int {
+		return len(e.sim.Calls("conversations.replies")) + len(e.sim.Calls("conversations.history"))
+	}
 
 	t.Run("answer lost after posting", func(t *testing.T) {
 		e.sim.InjectFault("chat.postMessage", 1, slacksim.Fault{Status: http.StatusInternalServerError, AfterEffect: true})

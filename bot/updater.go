@@ -52,8 +52,8 @@ type UpdaterOptions struct {
 	// MaxEdits bounds the intermediate edits (the final state always goes):
 	// the investigation's share of its Slack call budget. 0: no bound.
 	MaxEdits int
-	Clock     Clock
-	Logger    *slog.Logger
+	Clock    Clock
+	Logger   *slog.Logger
 }
 
 // Updater coalesces edits of one Slack message: callers Set the latest
