@@ -13,11 +13,11 @@ import (
 )
 
 type Batcher struct {
-	cfg  config.Config
-	conn driver.Conn
-	log  *slog.Logger
-	rows []Row
-	msgs []jetstream.Msg
+	cfg   config.Config
+	conn  driver.Conn
+	log   *slog.Logger
+	rows  []Row
+	msgs  []jetstream.Msg
 	first time.Time
 	stats stats
 }

@@ -7,12 +7,12 @@ import (
 )
 
 type Config struct {
-	NATSURL       string `envconfig:"NATS_URL" required:"true"`
-	Stream        string `envconfig:"NATS_STREAM" default:"TELEMETRY"`
-	Consumer      string `envconfig:"NATS_CONSUMER" default:"ch-writer"`
-	ClickHouse    string `envconfig:"CLICKHOUSE_ADDR" required:"true"`
-	Database      string `envconfig:"CLICKHOUSE_DATABASE" default:"telemetry"`
-	Password      string `envconfig:"CLICKHOUSE_PASSWORD"`
+	NATSURL    string `envconfig:"NATS_URL" required:"true"`
+	Stream     string `envconfig:"NATS_STREAM" default:"TELEMETRY"`
+	Consumer   string `envconfig:"NATS_CONSUMER" default:"ch-writer"`
+	ClickHouse string `envconfig:"CLICKHOUSE_ADDR" required:"true"`
+	Database   string `envconfig:"CLICKHOUSE_DATABASE" default:"telemetry"`
+	Password   string `envconfig:"CLICKHOUSE_PASSWORD"`
 	// A batch is flushed when it reaches MaxRows or when FlushInterval has
 	// passed since its first row, whichever comes first. Every flush is one
 	// INSERT and so one new part per partition touched in ClickHouse.
