@@ -32,6 +32,8 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	service := fs.String("service", "", "service to focus on (env AUTOHEAL_SERVICE)")
 	namespace := fs.String("namespace", "", "Kubernetes namespace (env AUTOHEAL_NAMESPACE)")
 	deadline := fs.Duration("deadline", 60*time.Second, "overall investigation deadline")
+	since := fs.String("since", "", "window start: RFC 3339 time, or a duration before the window's end (2h, 90m); default from the issue text, 1-24h back")
+	until := fs.String("until", "", "window end: RFC 3339 time, or a duration before now (1h); default now")
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
 	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
 	lf := addLLMFlags(fs, true)
@@ -48,6 +50,13 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer done()
 	var res *investigate.HealResult
+	if *scen != "" && (*since != "" || *until != "") {
+		return fmt.Errorf("%w: --since/--until apply to real backends; a scenario investigates its own window (its clock is scenario.yaml's now)", errUsage)
+	}
+	start, end, err := parseWindow(*since, *until, time.Now())
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if *scen != "" {
 		s, err := scenario.Load(*scen)
 		if err != nil {
@@ -121,7 +130,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			caps = llm.CaptureData(caps) // the model also sees query results, not only findings
 		}
 		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: caps, Logger: slog.Default()})
-		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Service: cfg["service_name"],
+		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Start: start, End: end, Service: cfg["service_name"],
 			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]}
 		if planner != nil {
 			res, err = planner.Investigate(ctx, e, issue)
