@@ -24,6 +24,9 @@ type ToolResult struct {
 	Summary string
 	// Findings are the structured conclusions drawn from the response.
 	Findings []Finding
+	// Warning, when set, says why the answer cannot be trusted although the
+	// backend answered (see Receipt.Warning).
+	Warning string
 	// Data is a compact structured view of the response for an LLM planner.
 	// It is redacted and truncated before it reaches a prompt.
 	Data any

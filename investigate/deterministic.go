@@ -501,6 +501,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Contested:      contested,
 		Failures:       c.failures(),
 		HeuristicLine:  nearby || slowPick || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
+		Warnings:       ReceiptWarnings(receipts),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
@@ -545,7 +546,7 @@ func (e *Engine) concludeNothing(issue Issue, res *HealResult, ev *evidence) *He
 	if len(missing) > 0 {
 		res.ConfidenceNote += ". Unavailable: " + strings.Join(missing, "; ")
 	}
-	res.ConfidenceNote += ". Configure more backends or widen the time window to investigate further."
+	res.ConfidenceNote += "." + WarningNote(ReceiptWarnings(res.Timeline)) + " Configure more backends or widen the time window to investigate further."
 	res.Summary = "No root cause found: " + strings.TrimPrefix(res.ConfidenceNote, "LOW: ")
 	res.Fix = Fix{Summary: "Nothing to fix yet: no failure evidence was found. Check the time window and service name, and configure the missing backends."}
 	res.Evidence = []Finding{}

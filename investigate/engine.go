@@ -173,6 +173,7 @@ func (e *Engine) Call(ctx context.Context, led *Ledger, planner string, call Too
 	}
 	r.OK = true
 	r.Summary = e.opts.Redactor.String(res.Summary)
+	r.Warning = e.opts.Redactor.String(res.Warning)
 	r.Findings = redactFindings(e.opts.Redactor, res.Findings)
 	return e.record(led, r)
 }

@@ -28,6 +28,37 @@ type GovernorInput struct {
 	// HeuristicLine: the line was chosen by the kind of setting (a changed
 	// config line, a manifest field), not named by the evidence itself.
 	HeuristicLine bool
+	// Warnings are the reasons of OK receipts whose answers cannot be
+	// trusted (ReceiptWarnings): they do not change the band, but the note
+	// names them, since what they did not find may exist.
+	Warnings []string
+}
+
+// ReceiptWarnings lists "family: reason" for every receipt with a warning,
+// once each.
+func ReceiptWarnings(receipts []Receipt) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range receipts {
+		if r.Status() != StatusWarning {
+			continue
+		}
+		w := string(r.Family) + ": " + r.Warning
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// WarningNote is the sentence a confidence note ends with when receipts
+// carry warnings ("" when none).
+func WarningNote(warnings []string) string {
+	if len(warnings) == 0 {
+		return ""
+	}
+	return " Not trustworthy: " + strings.Join(warnings, "; ") + "."
 }
 
 // minFailuresForHigh: below this, one odd request could explain everything.
@@ -111,6 +142,7 @@ func Govern(claimed Band, in GovernorInput) (Band, string) {
 	if claimed.Rank() > granted.Rank() {
 		note += fmt.Sprintf(" (claimed %s, clamped to %s by the evidence.)", claimed, granted)
 	}
+	note += WarningNote(in.Warnings)
 	return granted, note
 }
 

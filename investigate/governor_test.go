@@ -40,3 +40,24 @@ func TestGovernorBands(t *testing.T) {
 		})
 	}
 }
+
+func TestWarningsAreNamedInTheNote(t *testing.T) {
+	receipts := []Receipt{
+		{Family: FamilyTraces, Tool: "traces_search_errors", OK: true, Warning: "Jaeger lists no service but its own"},
+		{Family: FamilyLogs, Tool: "logs_search_errors", OK: true},
+		{Family: FamilyTraces, Tool: "traces_search_errors", OK: true, Warning: "Jaeger lists no service but its own"},
+		{Family: FamilyMetrics, Tool: "metrics_health", OK: false, ErrorKind: ErrKindTimeout, Warning: "ignored on failed calls"},
+	}
+	assert.Equal(t, StatusWarning, receipts[0].Status())
+	assert.Equal(t, StatusOK, receipts[1].Status())
+	assert.Equal(t, StatusError, receipts[3].Status())
+	warnings := ReceiptWarnings(receipts)
+	assert.Equal(t, []string{"traces: Jaeger lists no service but its own"}, warnings)
+
+	band, note := Govern(BandHigh, GovernorInput{ErrorTypeKnown: true, FileAnchored: true, SourceRead: true,
+		Corroborating: []Family{FamilyLogs, FamilyTraces}, Failures: 10, Warnings: warnings})
+	assert.Equal(t, BandHigh, band, "a warning names what may be missing; it does not lower the band by itself")
+	assert.Contains(t, note, "Not trustworthy: traces: Jaeger lists no service but its own.")
+	_, note = Govern(BandHigh, GovernorInput{ErrorTypeKnown: true})
+	assert.NotContains(t, note, "Not trustworthy")
+}

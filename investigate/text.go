@@ -70,6 +70,9 @@ func FormatText(r *HealResult) string {
 		if !t.OK {
 			status = "✗"
 			detail = fmt.Sprintf("%s: %s", t.ErrorKind, t.Error)
+		} else if t.Warning != "" {
+			status = "⚠"
+			detail += " — warning: " + t.Warning
 		}
 		fmt.Fprintf(&b, "  %2d %s %-24s %6s  %s\n", t.Seq, status, t.Tool, t.Duration.Round(time.Millisecond), detail)
 	}

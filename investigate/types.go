@@ -200,6 +200,28 @@ type Receipt struct {
 	Summary   string         `json:"summary,omitempty"` // one line: what the call found
 	Findings  []Finding      `json:"findings,omitempty"`
 	Planner   string         `json:"planner,omitempty"` // deterministic | llm
+	// Warning, on an OK receipt, says why its answer cannot be trusted (no
+	// services, only the backend's own telemetry, a filter the server
+	// ignored): the call worked, but "nothing found" may be wrong.
+	Warning string `json:"warning,omitempty"`
+}
+
+// Receipt statuses.
+const (
+	StatusOK      = "ok"
+	StatusWarning = "warning" // answered, but the answer is not trustworthy
+	StatusError   = "error"
+)
+
+// Status is ok, warning (an OK call whose answer cannot be right) or error.
+func (r Receipt) Status() string {
+	switch {
+	case !r.OK:
+		return StatusError
+	case r.Warning != "":
+		return StatusWarning
+	}
+	return StatusOK
 }
 
 // RootCause is the diagnosis.

@@ -39,7 +39,7 @@ func (e *Engine) ConcludeReceipts(issue Issue, receipts []Receipt) *HealResult {
 // count for nothing); an error type no finding shows is not known.
 func EvidenceFor(issue Issue, receipts []Receipt, rc RootCause) GovernorInput {
 	ev := newEvidence(issue, receipts)
-	var in GovernorInput
+	in := GovernorInput{Warnings: ReceiptWarnings(receipts)}
 	svc := NormalizeServiceName(rc.Service)
 	fams := map[Family]bool{}
 	for _, f := range ev.findings {

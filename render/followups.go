@@ -155,6 +155,9 @@ func timelineLine(rc investigate.Receipt) string {
 	}
 	if rc.OK {
 		parts = append(parts, "· "+FormatDuration(rc.Duration))
+		if rc.Warning != "" {
+			parts = append(parts, "— ⚠ "+escRaw(rc.Warning, 160))
+		}
 	} else {
 		parts = append(parts, "— "+escRaw(st.Detail, 160))
 	}

@@ -17,6 +17,7 @@ type StepStatus string
 const (
 	StepRunning StepStatus = "running"
 	StepOK      StepStatus = "ok"
+	StepWarning StepStatus = "warning" // answered, but the answer is not trustworthy
 	StepFailed  StepStatus = "failed"
 	StepSkipped StepStatus = "skipped"
 )
@@ -74,6 +75,11 @@ func stepFromReceipt(r investigate.Receipt) Step {
 		what = "call"
 	}
 	s := Step{Label: FamilyLabel(r.Family) + ": " + what}
+	if r.OK && r.Warning != "" {
+		s.Status = StepWarning
+		s.Detail = r.Warning
+		return s
+	}
 	if r.OK {
 		s.Status = StepOK
 		s.Detail = FormatDuration(r.Duration)
@@ -98,6 +104,8 @@ func stepIcon(s StepStatus) string {
 	switch s {
 	case StepOK:
 		return "✓"
+	case StepWarning:
+		return "⚠"
 	case StepFailed:
 		return "✗"
 	case StepSkipped:
@@ -111,7 +119,7 @@ func stepLine(s Step) string {
 	line := stepIcon(s.Status) + " " + escLine(s.Label, stepLabelMax)
 	if d := oneLine(s.Detail); d != "" {
 		sep := " · "
-		if s.Status == StepFailed {
+		if s.Status == StepFailed || s.Status == StepWarning {
 			sep = " — "
 		}
 		line += sep + escRaw(d, stepDetailMax)
@@ -133,7 +141,7 @@ func stepLines(steps []Step, max int) []string {
 		ok, failed := 0, 0
 		for _, s := range hidden {
 			switch s.Status {
-			case StepOK:
+			case StepOK, StepWarning:
 				ok++
 			case StepFailed:
 				failed++
@@ -182,7 +190,7 @@ func ProgressMessage(p Progress) (Message, error) {
 	done, failed := 0, 0
 	for _, s := range p.Steps {
 		switch s.Status {
-		case StepOK:
+		case StepOK, StepWarning:
 			done++
 		case StepFailed:
 			failed++
