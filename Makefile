@@ -5,16 +5,21 @@ EXAMPLES  ?= testdata/examples
 CORPUS    ?= testdata/scenarios testdata/holdout testdata/holdout2 testdata/holdout3 testdata/holdout4 testdata/holdout5 testdata/holdout6
 BIN       := bin/bot
 
-.PHONY: all build test test-short race vet tidy-check bench demo eval fuzz clean helm-check image-check
+.PHONY: all build test test-short race vet tidy-check bench demo eval fuzz clean helm-check image-check jaeger
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bot
 
-# The one test command (CI runs it too). Finds or starts a Redis.
+# The one test command (CI runs it too). Finds or starts a Redis; the
+# real-Jaeger tests use the binary `make jaeger` caches (they skip without it).
 test:
 	./scripts/with-redis.sh $(GO) test -count=1 ./...
+
+# Build (once) and cache the real Jaeger v1.75.0 the integration tests run.
+jaeger:
+	./scripts/jaeger.sh build
 
 vet:
 	$(GO) vet ./...
