@@ -6,15 +6,29 @@
 //   - the api_v3 HTTP gateway (/api/v3/services, /api/v3/operations,
 //     /api/v3/traces, /api/v3/traces/{trace_id}) answering OTLP JSON.
 //
-// Parameter names, defaults, units, response envelopes and error bodies follow
-// jaegertracing/jaeger (cmd/query/app/http_handler.go, query_parser.go and
-// apiv3/http_gateway.go). Search semantics follow Jaeger's in-memory store: a
-// trace matches when one of its spans belongs to the service and satisfies
-// operation, tags, duration and start-time bounds.
+// It answers as Jaeger v1.75.0 (the all-in-one binary built from
+// cmd/jaeger, default configuration, in-memory storage) does once the
+// scenario's traces have been sent to it over OTLP (ToOTLP): parameter
+// names, defaults, units, envelopes and error bodies follow
+// cmd/query/app/http_handler.go, query_parser.go and apiv3/http_gateway.go,
+// and searches follow internal/storage/v2/memory/tenant.go. A trace matches
+// when one of its spans belongs to the service and satisfies operation,
+// start-time, duration and attribute bounds; attributes are compared as
+// strings against the span's, its resource's and its events' attributes,
+// where OTLP keeps them: the span kind, the status and the scope are span
+// fields, not attributes, so tags={"otel.status_code":"ERROR"} matches
+// nothing, and the key "error" asks for the span *status*: the v1 API passes
+// its value as a string, which the store reads as false, so
+// tags={"error":"true"} matches spans whose status is OK. api_v3 ignores
+// query.attributes and query.search_depth and reads the depth from
+// query.num_traces only; a depth outside 1..max_traces (100000) is a 500.
+// The conformance test (jaeger_conformance_test.go) holds the simulator to
+// the real binary.
 package jaeger
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -33,8 +47,9 @@ const (
 	// defaultSearchLimit is the query service's default for v1 "limit"
 	// (the UI sends 20 explicitly).
 	defaultSearchLimit = 100
-	// defaultSearchDepth is the api_v3 default for query.search_depth.
-	defaultSearchDepth = 100
+	// DefaultMaxTraces is the all-in-one configuration's memory.max_traces:
+	// the largest search depth the store accepts.
+	DefaultMaxTraces = 100000
 	// defaultLookback is how far back v1 searches go when "start" is absent.
 	defaultLookback = 48 * time.Hour
 	// maxTraceIDs bounds repeated traceID parameters of one v1 search.
@@ -50,6 +65,8 @@ type Options struct {
 	Transcript *sim.Transcript
 	// Logger receives debug lines; nil discards them.
 	Logger *slog.Logger
+	// MaxTraces is the store's max_traces (default DefaultMaxTraces).
+	MaxTraces int
 }
 
 // Handler serves the Jaeger query APIs. It is immutable after New and safe
@@ -73,22 +90,28 @@ type operation struct {
 type trace struct {
 	id    traceID
 	raw   *scenario.Trace
-	start int64 // earliest span start, µs
+	otlp  []resourceSpans // as Jaeger stores it after an OTLP export
+	start int64           // earliest span start, µs
 	spans []spanIndex
 }
 
-// spanIndex holds what searches compare, precomputed once.
+// spanIndex holds what searches compare, precomputed once from the OTLP
+// form of the span.
 type spanIndex struct {
 	span    *scenario.Span
 	service string
 	kind    string
-	tags    []kvString // span tags, process tags, log fields; values as strings
+	status  int        // OTLP status code
+	tags    []kvString // span, resource and event attributes, values as strings
 }
 
 type kvString struct{ key, value string }
 
 // New indexes the traces (nil means no traces) and returns the handler.
 func New(traces *scenario.Traces, opts Options) (*Handler, error) {
+	if opts.MaxTraces <= 0 {
+		opts.MaxTraces = DefaultMaxTraces
+	}
 	h := &Handler{
 		opts: opts,
 		log:  opts.Logger,
@@ -126,16 +149,17 @@ func (h *Handler) index(traces *scenario.Traces) error {
 			if !ok {
 				return fmt.Errorf("trace %s span %s: unknown processID %q", raw.TraceID, s.SpanID, s.ProcessID)
 			}
-			si := spanIndex{span: s, service: proc.ServiceName, kind: spanKind(s.Tags)}
-			for _, kv := range s.Tags {
-				si.tags = append(si.tags, kvString{kv.Key, valueString(kv)})
+			_, os := convertSpan(t, s)
+			si := spanIndex{span: s, service: proc.ServiceName, kind: spanKind(s.Tags), status: os.Status.Code}
+			for _, kv := range os.Attributes {
+				si.tags = append(si.tags, kvString{kv.Key, kv.Value.asString()})
 			}
-			for _, kv := range proc.Tags {
-				si.tags = append(si.tags, kvString{kv.Key, valueString(kv)})
+			for _, kv := range resourceAttributes(proc) {
+				si.tags = append(si.tags, kvString{kv.Key, kv.Value.asString()})
 			}
-			for _, l := range s.Logs {
-				for _, kv := range l.Fields {
-					si.tags = append(si.tags, kvString{kv.Key, valueString(kv)})
+			for _, ev := range os.Events {
+				for _, kv := range ev.Attributes {
+					si.tags = append(si.tags, kvString{kv.Key, kv.Value.asString()})
 				}
 			}
 			if j == 0 || s.StartTime < t.start {
@@ -148,6 +172,7 @@ func (h *Handler) index(traces *scenario.Traces) error {
 			}
 			ops[proc.ServiceName][operation{Name: s.OperationName, SpanKind: si.kind}] = true
 		}
+		t.otlp = toOTLP(t)
 		h.byID[id] = t
 		h.traces = append(h.traces, t)
 	}
@@ -333,22 +358,29 @@ type query struct {
 	start, end  time.Time // inclusive bounds on span start; zero = unbounded
 	minDuration time.Duration
 	maxDuration time.Duration
-	limit       int // <= 0: no limit
+	depth       int // search depth: at most this many traces
 }
 
-// find returns the matching traces, newest first, at most q.limit of them
+// errInvalidSearchDepth is the memory store's answer to a depth outside
+// 1..max_traces; both APIs turn it into a 500.
+var errInvalidSearchDepth = errors.New("search depth must be greater than 0 and less than max traces")
+
+// find returns the matching traces, newest first, at most q.depth of them
 // (the newest ones, like Jaeger's memory store).
-func (h *Handler) find(q query) []*trace {
+func (h *Handler) find(q query) ([]*trace, error) {
+	if q.depth <= 0 || q.depth > h.opts.MaxTraces {
+		return nil, errInvalidSearchDepth
+	}
 	var out []*trace
 	for _, t := range h.traces {
 		if t.matches(q) {
 			out = append(out, t)
-			if q.limit > 0 && len(out) == q.limit {
+			if len(out) == q.depth {
 				break
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (t *trace) matches(q query) bool {
@@ -383,12 +415,24 @@ func (s *spanIndex) matches(q query) bool {
 		return false
 	}
 	for k, v := range q.tags {
+		if k == errorAttribute {
+			// The store reads the value as a bool; v1 passes strings, which
+			// read as false: "error" then asks for status OK.
+			if s.status != statusOK {
+				return false
+			}
+			continue
+		}
 		if !s.hasTag(k, v) {
 			return false
 		}
 	}
 	return true
 }
+
+// errorAttribute is the query attribute the memory store compares with the
+// span status instead of the attributes.
+const errorAttribute = "error"
 
 // hasTag looks at every tag, not only the first with the key: a span may
 // carry the same key several times.
@@ -427,7 +471,7 @@ func summary(ts []*trace) map[string]any {
 	errorSpans := 0
 	for _, t := range ts {
 		for _, s := range t.spans {
-			if s.hasTag("error", "true") || s.hasTag("otel.status_code", "ERROR") {
+			if s.status == statusError {
 				errorSpans++
 			}
 		}

@@ -133,7 +133,31 @@ func TestV1ServicesAndOperations(t *testing.T) {
 	assert.JSONEq(t, `{"data":null,"total":0,"limit":0,"offset":0,"errors":[{"code":400,"msg":"parameter 'service' is required"}]}`, string(body))
 }
 
-func TestV1SearchErrorTracesOfAd(t *testing.T) {
+// failingTraces are the scenario's traces with a failing span, by the
+// status the OTLP export carries (otel.status_code=ERROR or error=true).
+func failingTraces(sc *scenario.Scenario, service string, from, to time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, tr := range sc.Traces.Data {
+		var ofService, failing bool
+		for _, s := range tr.Spans {
+			start := time.UnixMicro(s.StartTime)
+			if serviceOf(tr, s) == service && !start.Before(from) && !start.After(to) {
+				ofService = true
+			}
+			for _, kv := range s.Tags {
+				if (kv.Key == "otel.status_code" && kv.Value == "ERROR") || (kv.Key == "error" && kv.Value == true) {
+					failing = true
+				}
+			}
+		}
+		if ofService && failing {
+			out[tr.TraceID] = true
+		}
+	}
+	return out
+}
+
+func TestV1SearchOfAd(t *testing.T) {
 	sc := loadScenario(t, "ad-npe-missing-context")
 	srv := server(t, sc, nil)
 	deploy := time.Date(2026, 11, 30, 10, 4, 0, 0, time.UTC)
@@ -147,29 +171,24 @@ func TestV1SearchErrorTracesOfAd(t *testing.T) {
 		return res
 	}
 
-	after := search(url.Values{
-		"service": {"ad"}, "tags": {`{"error":"true"}`},
-		"start": {micros(deploy)}, "end": {micros(sc.Now)}, "limit": {"20"},
-	})
+	after := search(url.Values{"service": {"ad"}, "start": {micros(deploy)}, "end": {micros(sc.Now)}, "limit": {"100"}})
 	require.NotEmpty(t, after.Data)
+	failing := 0
 	for _, tr := range after.Data {
-		var hasException bool
+		var ofAd bool
 		for _, s := range tr.Spans {
-			if serviceOf(tr, s) != "ad" {
-				continue
-			}
-			assert.GreaterOrEqual(t, s.StartTime, deploy.UnixMicro())
-			for _, l := range s.Logs {
-				for _, f := range l.Fields {
-					if f.Key == "event" && f.Value == "exception" {
-						hasException = true
-					}
-				}
+			if serviceOf(tr, s) == "ad" && s.StartTime >= deploy.UnixMicro() {
+				ofAd = true
 			}
 		}
-		assert.True(t, hasException, "trace %s has an ad span with an exception log", tr.TraceID)
+		assert.True(t, ofAd, "trace %s has an ad span in the window", tr.TraceID)
 		assert.NotEmpty(t, tr.Processes, "whole traces carry their processes")
+		if failingTraces(sc, "ad", deploy, sc.Now)[tr.TraceID] {
+			failing++
+		}
 	}
+	assert.Equal(t, len(failingTraces(sc, "ad", deploy, sc.Now)), failing, "every failing trace is among them")
+	assert.Greater(t, len(after.Data), failing, "and healthy ones too: nothing filtered by status")
 	// Whole traces: the frontend spans of the same requests come along.
 	assert.Greater(t, len(after.Data[0].Spans), 1)
 	// Newest first.
@@ -177,26 +196,42 @@ func TestV1SearchErrorTracesOfAd(t *testing.T) {
 		assert.GreaterOrEqual(t, after.Data[i-1].Spans[0].StartTime, after.Data[i].Spans[0].StartTime)
 	}
 
-	// The same search through repeated tag=key:value.
-	viaTag := search(url.Values{
-		"service": {"ad"}, "tag": {"error:true"},
-		"start": {micros(deploy)}, "end": {micros(sc.Now)},
-	})
-	assert.Equal(t, len(after.Data), len(viaTag.Data))
+	// The status is not an attribute in OTLP storage: these filters match
+	// nothing in a scenario whose spans are ERROR or unset, whichever way
+	// they are written.
+	for _, q := range []url.Values{
+		{"tags": {`{"otel.status_code":"ERROR"}`}},
+		{"tags": {`{"error":"true"}`}},
+		{"tag": {"error:true"}},
+		{"tags": {`{"error":"false"}`}},
+	} {
+		q.Set("service", "ad")
+		q.Set("start", micros(deploy))
+		q.Set("end", micros(sc.Now))
+		res := search(q)
+		assert.Empty(t, res.Data, "%v", q)
+		require.NotNil(t, res.Data, "data is [] not null")
+	}
+	// Attributes that stay attributes do filter: the exception type is an
+	// event attribute, the host a resource attribute.
+	byException := search(url.Values{"service": {"ad"}, "tags": {`{"exception.type":"java.lang.NullPointerException"}`},
+		"start": {micros(deploy)}, "end": {micros(sc.Now)}})
+	assert.Len(t, byException.Data, len(failingTraces(sc, "ad", deploy, sc.Now)))
 
-	before := search(url.Values{
-		"service": {"ad"}, "tags": {`{"error":"true"}`},
-		"start": {micros(deploy.Add(-time.Hour))}, "end": {micros(deploy)},
-	})
-	assert.Empty(t, before.Data, "no ad errors before the deploy")
-	require.NotNil(t, before.Data, "data is [] not null")
+	before := search(url.Values{"service": {"ad"}, "tags": {`{"exception.type":"java.lang.NullPointerException"}`},
+		"start": {micros(deploy.Add(-time.Hour))}, "end": {micros(deploy)}})
+	assert.Empty(t, before.Data, "no ad exceptions before the deploy")
 
-	limited := search(url.Values{
-		"service": {"ad"}, "tags": {`{"error":"true"}`},
-		"start": {micros(deploy)}, "end": {micros(sc.Now)}, "limit": {"2"},
-	})
+	limited := search(url.Values{"service": {"ad"}, "start": {micros(deploy)}, "end": {micros(sc.Now)}, "limit": {"2"}})
 	require.Len(t, limited.Data, 2)
 	assert.Equal(t, after.Data[0].TraceID, limited.Data[0].TraceID, "limit keeps the newest traces")
+
+	// The limit is the store's search depth: 1..max_traces, else a 500.
+	for _, limit := range []string{"0", "-1", "100001"} {
+		code, _, body := get(t, srv.URL, "/api/traces", url.Values{"service": {"ad"}, "limit": {limit}})
+		assert.Equal(t, http.StatusInternalServerError, code, limit)
+		assert.JSONEq(t, `{"data":null,"total":0,"limit":0,"offset":0,"errors":[{"code":500,"msg":"search depth must be greater than 0 and less than max traces"}]}`, string(body))
+	}
 }
 
 func TestV1SearchFilters(t *testing.T) {

@@ -125,12 +125,7 @@ func toOTLP(t *trace) []resourceSpans {
 		s := &t.raw.Spans[i]
 		rs, ok := byPID[s.ProcessID]
 		if !ok {
-			proc := t.raw.Processes[s.ProcessID]
-			attrs := []keyValue{stringKV("service.name", proc.ServiceName)}
-			for _, kv := range proc.Tags {
-				attrs = append(attrs, toKeyValue(kv))
-			}
-			rs = &resourceSpans{Resource: resource{Attributes: attrs}}
+			rs = &resourceSpans{Resource: resource{Attributes: resourceAttributes(t.raw.Processes[s.ProcessID])}}
 			byPID[s.ProcessID] = rs
 			order = append(order, s.ProcessID)
 		}
@@ -153,6 +148,16 @@ func toOTLP(t *trace) []resourceSpans {
 		out = append(out, *byPID[pid])
 	}
 	return out
+}
+
+// resourceAttributes are a process's service name and tags as OTLP
+// resource attributes.
+func resourceAttributes(proc scenario.Process) []keyValue {
+	attrs := []keyValue{stringKV("service.name", proc.ServiceName)}
+	for _, kv := range proc.Tags {
+		attrs = append(attrs, toKeyValue(kv))
+	}
+	return attrs
 }
 
 func convertSpan(t *trace, s *scenario.Span) (scope, otlpSpan) {
@@ -191,7 +196,7 @@ func convertSpan(t *trace, s *scenario.Span) (scope, otlpSpan) {
 			}
 		}
 	}
-	out.Status = spanStatus(tags, out.Kind, mapped)
+	out.Status = spanStatus(tags, mapped)
 	for _, kv := range s.Tags {
 		if !mapped[kv.Key] {
 			out.Attributes = append(out.Attributes, toKeyValue(kv))
@@ -244,9 +249,12 @@ func parentRef(s *scenario.Span) int {
 	return -1
 }
 
-// spanStatus follows the translator: a bool error=true tag wins, then
-// otel.status_code, then (only without either) the HTTP status code.
-func spanStatus(tags map[string]scenario.KeyValue, kind int, mapped map[string]bool) status {
+// spanStatus follows the translator for what an OpenTelemetry SDK records:
+// a bool error=true tag wins, then otel.status_code. The scenarios' spans
+// were exported by SDKs that set the status explicitly, so an HTTP status
+// code alone leaves it unset (the translator's HTTP fallback is for
+// Jaeger-native clients), and both APIs agree on which spans failed.
+func spanStatus(tags map[string]scenario.KeyValue, mapped map[string]bool) status {
 	var (
 		st     status
 		exists bool
@@ -271,7 +279,6 @@ func spanStatus(tags map[string]scenario.KeyValue, kind int, mapped map[string]b
 	}
 	if kv, ok := tags[tagStatusCode]; ok {
 		if !exists {
-			exists = true
 			switch strings.ToUpper(valueString(kv)) {
 			case "OK":
 				st.Code = statusOK
@@ -281,35 +288,8 @@ func spanStatus(tags map[string]scenario.KeyValue, kind int, mapped map[string]b
 			st.Message = desc()
 		}
 		mapped[tagStatusCode] = true
-	} else if kv, ok := tags[tagHTTPStatusCode]; ok && !exists {
-		if code, err := strconv.ParseInt(valueString(kv), 10, 64); err == nil {
-			if c := statusFromHTTP(code, kind); c != statusUnset {
-				st.Code = c
-				if m, ok := tags[tagHTTPStatusMsg]; ok {
-					st.Message = valueString(m)
-				}
-			}
-		}
 	}
 	return st
-}
-
-// statusFromHTTP follows the OpenTelemetry HTTP semantic conventions: 5xx is
-// an error, 4xx is an error for clients only.
-func statusFromHTTP(code int64, kind int) int {
-	switch {
-	case code >= 100 && code < 400:
-		return statusUnset
-	case code >= 400 && code < 500:
-		if kind == kindServer {
-			return statusUnset
-		}
-		return statusError
-	case code >= 500 && code < 600:
-		return statusError
-	default:
-		return statusUnset
-	}
 }
 
 func kindFromJaeger(k string) int {
@@ -327,6 +307,41 @@ func kindFromJaeger(k string) int {
 	default:
 		return kindUnspecified
 	}
+}
+
+// asString renders a value as pcommon.Value.AsString does: the memory
+// store compares attributes by it.
+func (v anyValue) asString() string {
+	switch {
+	case v.StringValue != nil:
+		return *v.StringValue
+	case v.BoolValue != nil:
+		return strconv.FormatBool(*v.BoolValue)
+	case v.IntValue != nil:
+		return *v.IntValue
+	case v.DoubleValue != nil:
+		b, err := json.Marshal(*v.DoubleValue) // ES6 number formatting, as pcommon
+		if err != nil {
+			return "json: unsupported value: " + strconv.FormatFloat(*v.DoubleValue, 'g', -1, 64)
+		}
+		return string(b)
+	case v.BytesValue != nil:
+		return *v.BytesValue
+	}
+	return ""
+}
+
+// TraceToOTLP renders one scenario trace as the OTLP/JSON body of an
+// export (POST /v1/traces): what an application instrumented with
+// OpenTelemetry would have sent to Jaeger. The real-Jaeger tests load
+// scenarios with it; the simulator answers from the same form.
+func TraceToOTLP(in scenario.Trace) ([]byte, error) {
+	raw := normalizeTrace(in)
+	id, err := parseTraceID(raw.TraceID)
+	if err != nil {
+		return nil, fmt.Errorf("invalid traceID %q: %w", raw.TraceID, err)
+	}
+	return json.Marshal(tracesData{ResourceSpans: toOTLP(&trace{id: id, raw: raw})})
 }
 
 func stringKV(k, v string) keyValue { return keyValue{Key: k, Value: anyValue{StringValue: &v}} }

@@ -101,8 +101,9 @@ func (h *Handler) v1Search(w http.ResponseWriter, r *http.Request) {
 			}
 			found = append(found, t)
 		}
-	} else {
-		found = h.find(q)
+	} else if found, err = h.find(q); err != nil {
+		h.v1Error(w, r, err, http.StatusInternalServerError)
+		return
 	}
 	traces = make([]*scenario.Trace, len(found))
 	for i, t := range found {
@@ -143,7 +144,7 @@ func (h *Handler) parseV1Query(r *http.Request) (query, []traceID, error) {
 	q := query{
 		service:   r.FormValue("service"),
 		operation: r.FormValue("operation"),
-		limit:     defaultSearchLimit,
+		depth:     defaultSearchLimit,
 	}
 	now := h.now()
 	var err error
@@ -161,7 +162,7 @@ func (h *Handler) parseV1Query(r *http.Request) (query, []traceID, error) {
 		if err != nil {
 			return q, nil, err
 		}
-		q.limit = int(n)
+		q.depth = int(n)
 	}
 	if q.minDuration, err = parseDuration(r.FormValue("minDuration"), "minDuration"); err != nil {
 		return q, nil, err

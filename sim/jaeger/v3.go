@@ -10,23 +10,19 @@ import (
 	"time"
 )
 
-// api_v3 gateway parameters. Recent Jaeger releases accept the camelCase
-// names of the proto3 JSON mapping and keep the snake_case ones as aliases.
-var (
-	v3ServiceName   = [2]string{"query.serviceName", "query.service_name"}
-	v3OperationName = [2]string{"query.operationName", "query.operation_name"}
-	v3TimeMin       = [2]string{"query.startTimeMin", "query.start_time_min"}
-	v3TimeMax       = [2]string{"query.startTimeMax", "query.start_time_max"}
-	v3SearchDepth   = [2]string{"query.searchDepth", "query.search_depth"}
-	v3DurationMin   = [2]string{"query.durationMin", "query.duration_min"}
-	v3DurationMax   = [2]string{"query.durationMax", "query.duration_max"}
-	v3RawTraces     = [2]string{"query.rawTraces", "query.raw_traces"}
-	v3SpanKind      = [2]string{"spanKind", "span_kind"}
-)
-
+// api_v3 gateway parameters, as apiv3/http_gateway.go names them: only
+// these snake_case names are read; any other parameter (camelCase
+// spellings, query.search_depth, query.attributes) is ignored.
 const (
-	v3NumTraces  = "query.num_traces" // deprecated alias of search depth
-	v3Attributes = "query.attributes"
+	v3ServiceName   = "query.service_name"
+	v3OperationName = "query.operation_name"
+	v3TimeMin       = "query.start_time_min"
+	v3TimeMax       = "query.start_time_max"
+	v3NumTraces     = "query.num_traces" // the search depth
+	v3DurationMin   = "query.duration_min"
+	v3DurationMax   = "query.duration_max"
+	v3RawTraces     = "query.raw_traces"
+	v3SpanKind      = "span_kind"
 )
 
 var errNoTraces = errors.New("No traces found") //nolint:staticcheck // Jaeger's exact message
@@ -50,13 +46,6 @@ func (h *Handler) v3Error(w http.ResponseWriter, r *http.Request, err error, cod
 	h.record(r, code, map[string]any{"error": err.Error()})
 }
 
-func param(q url.Values, names [2]string) (value, name string) {
-	if v := q.Get(names[0]); v != "" {
-		return v, names[0]
-	}
-	return q.Get(names[1]), names[1]
-}
-
 func malformed(name string, err error) error {
 	return fmt.Errorf("malformed parameter %s: %w", name, err)
 }
@@ -72,7 +61,7 @@ func (h *Handler) v3Services(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) v3Operations(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	service := q.Get("service")
-	kind, _ := param(q, v3SpanKind)
+	kind := q.Get(v3SpanKind)
 	var ops []operation
 	for _, op := range h.ops[service] {
 		if kind == "" || op.SpanKind == kind {
@@ -99,7 +88,11 @@ func (h *Handler) v3Search(w http.ResponseWriter, r *http.Request) {
 		h.v3Error(w, r, err, http.StatusBadRequest)
 		return
 	}
-	found := h.find(q)
+	found, err := h.find(q)
+	if err != nil {
+		h.v3Error(w, r, err, http.StatusInternalServerError)
+		return
+	}
 	h.v3Traces(w, r, found)
 }
 
@@ -110,17 +103,17 @@ func (h *Handler) v3Trace(w http.ResponseWriter, r *http.Request) {
 		h.v3Error(w, r, malformed("trace_id", err), http.StatusBadRequest)
 		return
 	}
-	for _, names := range [][2]string{{"startTime", "start_time"}, {"endTime", "end_time"}} {
-		if v, name := param(q, names); v != "" {
+	for _, name := range []string{"start_time", "end_time"} {
+		if v := q.Get(name); v != "" {
 			if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
 				h.v3Error(w, r, malformed(name, err), http.StatusBadRequest)
 				return
 			}
 		}
 	}
-	if v, name := param(q, [2]string{"rawTraces", "raw_traces"}); v != "" {
+	if v := q.Get("raw_traces"); v != "" {
 		if _, err := strconv.ParseBool(v); err != nil {
-			h.v3Error(w, r, malformed(name, err), http.StatusBadRequest)
+			h.v3Error(w, r, malformed("raw_traces", err), http.StatusBadRequest)
 			return
 		}
 	}
@@ -139,7 +132,7 @@ func (h *Handler) v3Traces(w http.ResponseWriter, r *http.Request, found []*trac
 	}
 	data := tracesData{ResourceSpans: []resourceSpans{}}
 	for _, t := range found {
-		data.ResourceSpans = append(data.ResourceSpans, toOTLP(t)...)
+		data.ResourceSpans = append(data.ResourceSpans, t.otlp...)
 	}
 	writeJSON(w, struct {
 		Result tracesData `json:"result"`
@@ -147,55 +140,40 @@ func (h *Handler) v3Traces(w http.ResponseWriter, r *http.Request, found []*trac
 	h.record(r, http.StatusOK, summary(found))
 }
 
-// parseV3Query follows apiv3's parseFindTracesQuery.
+// parseV3Query follows apiv3's parseFindTracesQuery: the times are
+// required and RFC 3339, the depth is query.num_traces (0 when absent,
+// which the store refuses), and nothing else is checked.
 func parseV3Query(q url.Values) (query, error) {
-	out := query{limit: defaultSearchDepth}
-	out.service, _ = param(q, v3ServiceName)
-	out.operation, _ = param(q, v3OperationName)
-	if v := q.Get(v3Attributes); v != "" {
-		if err := json.Unmarshal([]byte(v), &out.tags); err != nil {
-			return out, malformed(v3Attributes, err)
-		}
-	}
-	minS, minName := param(q, v3TimeMin)
-	maxS, maxName := param(q, v3TimeMax)
+	out := query{service: q.Get(v3ServiceName), operation: q.Get(v3OperationName)}
+	minS, maxS := q.Get(v3TimeMin), q.Get(v3TimeMax)
 	if minS == "" || maxS == "" {
-		return out, fmt.Errorf("%s and %s are required", v3TimeMin[0], v3TimeMax[0])
+		return out, fmt.Errorf("%s and %s are required", v3TimeMin, v3TimeMax)
 	}
 	var err error
 	if out.start, err = time.Parse(time.RFC3339Nano, minS); err != nil {
-		return out, malformed(minName, err)
+		return out, malformed(v3TimeMin, err)
 	}
 	if out.end, err = time.Parse(time.RFC3339Nano, maxS); err != nil {
-		return out, malformed(maxName, err)
+		return out, malformed(v3TimeMax, err)
 	}
-	if !out.start.Before(out.end) {
-		return out, fmt.Errorf("%s must be before %s", v3TimeMin[0], v3TimeMax[0])
-	}
-	n, depthName := param(q, v3SearchDepth)
-	if n == "" {
-		n, depthName = q.Get(v3NumTraces), v3NumTraces
-	}
-	if n != "" {
-		depth, err := strconv.ParseInt(n, 10, 32)
-		if err != nil {
-			return out, malformed(depthName, err)
+	if n := q.Get(v3NumTraces); n != "" {
+		if out.depth, err = strconv.Atoi(n); err != nil {
+			return out, malformed(v3NumTraces, err)
 		}
-		out.limit = int(depth)
 	}
 	for _, d := range []struct {
-		names [2]string
-		into  *time.Duration
+		name string
+		into *time.Duration
 	}{{v3DurationMin, &out.minDuration}, {v3DurationMax, &out.maxDuration}} {
-		if v, name := param(q, d.names); v != "" {
+		if v := q.Get(d.name); v != "" {
 			if *d.into, err = time.ParseDuration(v); err != nil {
-				return out, malformed(name, err)
+				return out, malformed(d.name, err)
 			}
 		}
 	}
-	if v, name := param(q, v3RawTraces); v != "" {
+	if v := q.Get(v3RawTraces); v != "" {
 		if _, err := strconv.ParseBool(v); err != nil {
-			return out, malformed(name, err)
+			return out, malformed(v3RawTraces, err)
 		}
 	}
 	return out, nil
