@@ -287,7 +287,21 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 	traceSeen := map[groupKey]map[string]bool{}
 	var order []groupKey
 
-	for tid, ts := range byTrace {
+	// Traces in a fixed order (earliest first): the first trace of a group
+	// gives its quote and attributes, whatever order the backend answered in.
+	tids := make([]string, 0, len(byTrace))
+	for tid := range byTrace {
+		tids = append(tids, tid)
+	}
+	sort.Slice(tids, func(i, j int) bool {
+		a, b := earliestStart(byTrace[tids[i]]), earliestStart(byTrace[tids[j]])
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return tids[i] < tids[j]
+	})
+	for _, tid := range tids {
+		ts := byTrace[tid]
 		an.Traces++
 		children := map[string][]*Span{}
 		byID := make(map[string]*Span, len(ts))
@@ -389,6 +403,16 @@ func AnalyzeTraces(spans []Span, extraServices ...string) TraceAnalysis {
 	}
 	sort.SliceStable(an.Findings, func(i, j int) bool { return an.Findings[i].Count > an.Findings[j].Count })
 	return an
+}
+
+func earliestStart(spans []*Span) time.Time {
+	var t time.Time
+	for _, s := range spans {
+		if t.IsZero() || s.Start.Before(t) {
+			t = s.Start
+		}
+	}
+	return t
 }
 
 func originFinding(s, parent *Span, kids []*Span, idx ServiceIndex) Finding {

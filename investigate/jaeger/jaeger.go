@@ -131,7 +131,8 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
-		return &investigate.ToolResult{Summary: fmt.Sprintf("%d services report traces", len(names)), Data: names}, nil
+		apps, warning := applicationServices(names)
+		return &investigate.ToolResult{Summary: fmt.Sprintf("%d services report traces", len(apps)), Warning: warning, Data: apps}, nil
 	case ToolSearchErrors:
 		var a struct {
 			Services  []string `json:"services"`
@@ -154,7 +155,12 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 			if err != nil {
 				return nil, err
 			}
-			services = preferred(all, a.Prefer)
+			apps, warning := applicationServices(all)
+			if warning != "" {
+				return &investigate.ToolResult{Summary: "0 failing traces: nothing to search", Warning: warning,
+					Data: map[string]any{"services": all}}, nil
+			}
+			services = preferred(apps, a.Prefer)
 		}
 		return c.searchErrors(ctx, services, a.Operation, start, end, a.Limit)
 	case ToolGetTrace:
@@ -276,9 +282,60 @@ func (c *Capability) services(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// searchErrors fans out over services and both error markers (error=true and
-// otel.status_code=ERROR: OTLP-native spans may carry only the latter), then
-// merges traces by id and analyses them together.
+// selfServices are the services Jaeger reports about itself: its own
+// query and collector traces are never an application's failure.
+var selfServices = map[string]bool{"jaeger": true, "jaeger-query": true, "jaeger-collector": true, "jaeger-all-in-one": true}
+
+// IsSelfTelemetry reports whether a service name is Jaeger's own.
+func IsSelfTelemetry(service string) bool { return selfServices[strings.ToLower(service)] }
+
+// applicationServices drops Jaeger's own services from a listing; warning
+// says why the listing cannot be searched when nothing is left.
+func applicationServices(all []string) (apps []string, warning string) {
+	var self []string
+	for _, s := range all {
+		if IsSelfTelemetry(s) {
+			self = append(self, s)
+		} else {
+			apps = append(apps, s)
+		}
+	}
+	switch {
+	case len(all) == 0:
+		return nil, "Jaeger lists no services: no traces are stored for this tenant (is anything sending traces to it?)"
+	case len(apps) == 0:
+		return nil, fmt.Sprintf("Jaeger lists no service but its own (%s): no application sends traces to it", strings.Join(self, ", "))
+	}
+	return apps, ""
+}
+
+// scanDepth is how many traces of a service one client-side scan reads:
+// limit failing traces are looked for among at most this many.
+func scanDepth(limit int) int { return min(max(limit*10, 100), 1000) }
+
+// serviceSearch is what one service's search found.
+type serviceSearch struct {
+	service string
+	spans   []investigate.Span // of failing traces only
+	// scanned counts the traces read by a client-side scan (0: the
+	// server filtered); saturated means the scan hit its depth.
+	scanned   int
+	saturated bool
+	// ignoredFilter: the server-side error filter returned healthy traces.
+	ignoredFilter bool
+	err           error
+}
+
+// searchErrors searches each service for failing traces and analyses the
+// failing ones together. A span fails by its status (OTLP status ERROR,
+// otel.status_code=ERROR) or, where older storage keeps it, by error=true.
+//
+// v1 asks the server for error=true first: storages that keep Jaeger's tags
+// filter by it. OTLP-native storage (Jaeger v2's memory store) keeps the
+// status out of the attributes and answers nothing (or, for error=true, the
+// spans whose status is OK), and the api_v3 gateway ignores attributes
+// altogether: then the newest traces of the service in the window are
+// scanned and filtered here. Healthy traces never reach the analysis.
 func (c *Capability) searchErrors(ctx context.Context, services []string, op string, start, end time.Time, limit int) (*investigate.ToolResult, error) {
 	if len(services) == 0 {
 		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "services: at least one service is required", nil)
@@ -294,57 +351,45 @@ func (c *Capability) searchErrors(ctx context.Context, services []string, op str
 	if err != nil {
 		return nil, err
 	}
-	markers := []map[string]string{{"error": "true"}, {"otel.status_code": "ERROR"}}
-	type res struct {
-		spans []investigate.Span
-		err   error
-	}
-	out := make(chan res, len(services)*len(markers))
+	found := make([]serviceSearch, len(services))
 	var wg sync.WaitGroup
-	search := func(svc string, tags map[string]string) {
-		var r res
-		if api == APIv3 {
-			r.spans, r.err = c.searchV3(ctx, svc, op, tags, start, end, limit)
-		} else {
-			r.spans, r.err = c.searchV1(ctx, svc, op, tags, start, end, limit)
-		}
-		out <- r
-	}
 	sem := make(chan struct{}, 8) // bounded fan-out towards one backend
-	for _, svc := range services {
-		for _, tags := range markers {
-			if investigate.Sequential(ctx) {
-				search(svc, tags)
-				continue
-			}
-			wg.Add(1)
-			go func(svc string, tags map[string]string) {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				search(svc, tags)
-			}(svc, tags)
-		}
-	}
-	wg.Wait()
-	close(out)
-	seen := map[string]bool{} // traceID/spanID
-	var spans []investigate.Span
-	var errs []error
-	for r := range out {
-		if r.err != nil {
-			errs = append(errs, r.err)
+	for i, svc := range services {
+		if investigate.Sequential(ctx) {
+			found[i] = c.searchService(ctx, api, svc, op, start, end, limit)
 			continue
 		}
-		for _, s := range r.spans {
-			k := s.TraceID + "/" + s.SpanID
-			if !seen[k] {
-				seen[k] = true
-				spans = append(spans, s)
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			found[i] = c.searchService(ctx, api, svc, op, start, end, limit)
+		}()
+	}
+	wg.Wait()
+	var (
+		spans                        []investigate.Span
+		errs                         []error
+		scanned, saturated, filtered []string
+	)
+	for _, f := range found {
+		if f.err != nil {
+			errs = append(errs, f.err)
+			continue
+		}
+		spans = append(spans, f.spans...)
+		if f.scanned > 0 || api == APIv3 {
+			scanned = append(scanned, f.service)
+		}
+		if f.saturated {
+			saturated = append(saturated, f.service)
+		}
+		if f.ignoredFilter {
+			filtered = append(filtered, f.service)
 		}
 	}
-	if len(errs) == len(services)*len(markers) {
+	if len(errs) == len(services) {
 		return nil, errs[0] // nothing worked: report the backend's error
 	}
 	an := investigate.AnalyzeTraces(spans, services...)
@@ -352,10 +397,92 @@ func (c *Capability) searchErrors(ctx context.Context, services []string, op str
 	for _, svc := range services {
 		r.Findings = append(r.Findings, investigate.Finding{Kind: investigate.KindInventory, Family: investigate.FamilyTraces, Service: svc})
 	}
+	depth := scanDepth(limit)
+	if len(scanned) > 0 {
+		r.Summary += fmt.Sprintf(" (Jaeger did not filter by error server-side in %d of %d services: their newest traces, up to %d each, were scanned here)", len(scanned), len(services), depth)
+	}
+	if len(filtered) > 0 {
+		r.Summary += fmt.Sprintf(" (the error=true filter returned healthy traces of %s: ignored by this storage)", strings.Join(filtered, ", "))
+	}
 	if len(errs) > 0 {
-		r.Summary += fmt.Sprintf(" (%d of %d searches failed: %v)", len(errs), len(services)*len(markers), errs[0])
+		r.Summary += fmt.Sprintf(" (%d of %d services could not be searched: %v)", len(errs), len(services), errs[0])
+	}
+	if an.ErrorTraces == 0 && len(saturated) > 0 {
+		r.Warning = fmt.Sprintf("Jaeger cannot filter by span status here and %s had more than %d traces in the window: only the newest were scanned, older failures may be missed",
+			strings.Join(saturated, ", "), depth)
+	}
+	if data, ok := r.Data.(map[string]any); ok {
+		data["api"] = string(api)
+		data["scanned_client_side"] = scanned
+		data["scan_depth"] = depth
 	}
 	return r, nil
+}
+
+// searchService finds up to limit failing traces of one service, newest first.
+func (c *Capability) searchService(ctx context.Context, api API, svc, op string, start, end time.Time, limit int) serviceSearch {
+	out := serviceSearch{service: svc}
+	if api == APIv1 {
+		spans, err := c.searchV1(ctx, svc, op, map[string]string{"error": "true"}, start, end, limit)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		failing, traces := failingTraces(spans, limit)
+		if len(failing) > 0 {
+			out.spans = failing
+			return out
+		}
+		out.ignoredFilter = traces > 0
+	}
+	depth := scanDepth(limit)
+	var (
+		spans []investigate.Span
+		err   error
+	)
+	if api == APIv3 {
+		spans, err = c.searchV3(ctx, svc, op, start, end, depth)
+	} else {
+		spans, err = c.searchV1(ctx, svc, op, nil, start, end, depth)
+	}
+	if err != nil {
+		out.err = err
+		return out
+	}
+	out.spans, out.scanned = failingTraces(spans, limit)
+	out.saturated = out.scanned >= depth
+	return out
+}
+
+// failingTraces keeps the spans of the first limit traces (in the
+// server's order, newest first) that have a failing span, and counts the
+// traces it looked at. Jaeger's own spans are dropped.
+func failingTraces(spans []investigate.Span, limit int) ([]investigate.Span, int) {
+	var order []string
+	byTrace := map[string][]investigate.Span{}
+	failing := map[string]bool{}
+	for _, s := range spans {
+		if _, ok := byTrace[s.TraceID]; !ok {
+			order = append(order, s.TraceID)
+			byTrace[s.TraceID] = nil
+		}
+		if IsSelfTelemetry(s.Service) {
+			continue
+		}
+		byTrace[s.TraceID] = append(byTrace[s.TraceID], s)
+		if s.Error {
+			failing[s.TraceID] = true
+		}
+	}
+	var out []investigate.Span
+	kept := 0
+	for _, id := range order {
+		if failing[id] && kept < limit {
+			kept++
+			out = append(out, byTrace[id]...)
+		}
+	}
+	return out, len(order)
 }
 
 func result(an investigate.TraceAnalysis, services []string) *investigate.ToolResult {
@@ -477,8 +604,10 @@ func (c *Capability) searchV1(ctx context.Context, svc, op string, tags map[stri
 	if op != "" {
 		q.Set("operation", op)
 	}
-	tj, _ := json.Marshal(tags)
-	q.Set("tags", string(tj))
+	if len(tags) > 0 {
+		tj, _ := json.Marshal(tags)
+		q.Set("tags", string(tj))
+	}
 	q.Set("start", fmt.Sprint(start.UnixMicro()))
 	q.Set("end", fmt.Sprint(end.UnixMicro()))
 	q.Set("limit", fmt.Sprint(limit))
@@ -530,7 +659,7 @@ func fromV1(traces []v1Trace) []investigate.Span {
 				f := kvMap(l.Fields)
 				sp.Events = append(sp.Events, investigate.SpanEvent{Name: f["event"], Time: time.UnixMicro(l.Timestamp).UTC(), Attrs: f})
 			}
-			sp.Error = investigate.IsErrorSpan(attrs, sp.Kind)
+			sp.Error = StatusIsError(attrs["otel.status_code"]) || investigate.IsErrorSpan(attrs, sp.Kind)
 			out = append(out, sp)
 		}
 	}

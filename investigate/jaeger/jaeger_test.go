@@ -3,6 +3,7 @@ package jaeger_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -103,4 +104,163 @@ func TestAvailabilityAndBadArgs(t *testing.T) {
 	assert.Equal(t, investigate.ErrKindInvalidArgs, investigate.KindOf(err))
 	_, err = c.Call(context.Background(), jaeger.ToolGetTrace, json.RawMessage(`{"trace_id":"../../etc"}`))
 	assert.Equal(t, investigate.ErrKindInvalidArgs, investigate.KindOf(err))
+}
+
+// Healthy traces are never counted as failing: the ad example has 24
+// traces, 9 of which fail; both APIs end up with exactly the 9, although
+// neither the simulator (like Jaeger's memory store) nor api_v3 filters by
+// status server-side.
+func TestHealthyTracesAreNotFailing(t *testing.T) {
+	for _, api := range []jaeger.API{jaeger.APIv1, jaeger.APIv3} {
+		t.Run(string(api), func(t *testing.T) {
+			srv, s := serve(t, nil)
+			c := jaeger.New(jaeger.Config{URL: srv.URL, API: api})
+			res := search(t, c, s)
+			data := res.Data.(map[string]any)
+			assert.Equal(t, 9, data["traces"], "only failing traces are analysed")
+			assert.Equal(t, 9, data["failing_traces"])
+			assert.Contains(t, res.Summary, "were scanned here", "the receipt says the search could not filter server-side")
+			assert.Empty(t, res.Warning, "every trace of the window was scanned: the answer is complete")
+		})
+	}
+}
+
+// manyTraces is a scenario of n healthy traces of one service, one a second.
+func manyTraces(n int, end time.Time, failingFirst bool) *scenario.Traces {
+	out := &scenario.Traces{}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("%032x", i+1)
+		span := scenario.Span{TraceID: id, SpanID: fmt.Sprintf("%016x", i+1), OperationName: "GET /", ProcessID: "p1",
+			StartTime: end.Add(-time.Duration(n-i) * time.Second).UnixMicro(), Duration: 1000,
+			Tags: []scenario.KeyValue{{Key: "span.kind", Type: "string", Value: "server"}}}
+		if failingFirst && i == 0 {
+			span.Tags = append(span.Tags, scenario.KeyValue{Key: "otel.status_code", Type: "string", Value: "ERROR"})
+		}
+		out.Data = append(out.Data, scenario.Trace{TraceID: id, Spans: []scenario.Span{span},
+			Processes: map[string]scenario.Process{"p1": {ServiceName: "web"}}})
+	}
+	return out
+}
+
+// A client-side scan that reached its depth without a failure cannot say
+// "no failures": older traces of the window were not read. That is a
+// warning, not a silent 0.
+func TestSaturatedScanIsAWarning(t *testing.T) {
+	end := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, api := range []jaeger.API{jaeger.APIv1, jaeger.APIv3} {
+		t.Run(string(api), func(t *testing.T) {
+			h, err := jaegersim.New(manyTraces(150, end, true), jaegersim.Options{Now: end})
+			require.NoError(t, err)
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
+			c := jaeger.New(jaeger.Config{URL: srv.URL, API: api})
+			args, _ := json.Marshal(map[string]any{"start": end.Add(-time.Hour).Format(time.RFC3339), "end": end.Format(time.RFC3339), "limit": 5})
+			res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, args)
+			require.NoError(t, err)
+			assert.Contains(t, res.Summary, "0 failing traces")
+			assert.Contains(t, res.Warning, "web had more than 100 traces in the window: only the newest were scanned")
+
+			// The same window with fewer traces is read whole: no warning.
+			h, err = jaegersim.New(manyTraces(50, end, true), jaegersim.Options{Now: end})
+			require.NoError(t, err)
+			srv2 := httptest.NewServer(h)
+			t.Cleanup(srv2.Close)
+			c = jaeger.New(jaeger.Config{URL: srv2.URL, API: api})
+			res, err = c.Call(context.Background(), jaeger.ToolSearchErrors, args)
+			require.NoError(t, err)
+			assert.Contains(t, res.Summary, "1 failing traces")
+			assert.Empty(t, res.Warning)
+		})
+	}
+}
+
+// A storage that keeps Jaeger's tags (Elasticsearch, Cassandra, Badger)
+// filters error=true itself: one search, no scan.
+func TestTagFilteringStorageIsSearchedOnce(t *testing.T) {
+	end := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	traces := manyTraces(30, end, true)
+	failing := scenario.Traces{Data: traces.Data[:1]}
+	var queries []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/services":
+			_, _ = w.Write([]byte(`{"data":["web","jaeger"]}`))
+		case "/api/traces":
+			queries = append(queries, r.URL.Query().Get("tags"))
+			body := traces
+			if r.URL.Query().Get("tags") == `{"error":"true"}` {
+				body = &failing
+			}
+			_ = json.NewEncoder(w).Encode(body)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := jaeger.New(jaeger.Config{URL: srv.URL, API: jaeger.APIv1})
+	args, _ := json.Marshal(map[string]any{"start": end.Add(-time.Hour).Format(time.RFC3339), "end": end.Format(time.RFC3339)})
+	res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, args)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`{"error":"true"}`}, queries, "jaeger itself is not searched; the filtered search suffices")
+	assert.Contains(t, res.Summary, "1 failing traces in web")
+	assert.NotContains(t, res.Summary, "scanned")
+}
+
+// api_v3 bodies may spell enums as numbers (OTLP/JSON) or names (the
+// protobuf JSON mapping): both are read.
+func TestStatusCodesAsNumbersOrNames(t *testing.T) {
+	body := `{"result":{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web"}}]},
+	  "scopeSpans":[{"spans":[
+	    {"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"GET /a","kind":"SPAN_KIND_SERVER",
+	     "startTimeUnixNano":"1764496800000000000","endTimeUnixNano":"1764496800100000000","status":{"code":"STATUS_CODE_ERROR","message":"boom"}},
+	    {"traceId":"0af7651916cd43dd8448eb211c80319d","spanId":"b7ad6b7169203332","name":"GET /b","kind":2,
+	     "startTimeUnixNano":"1764496801000000000","endTimeUnixNano":"1764496801100000000","status":{"code":2}},
+	    {"traceId":"0af7651916cd43dd8448eb211c80319e","spanId":"b7ad6b7169203333","name":"GET /c","kind":2,
+	     "startTimeUnixNano":"1764496802000000000","endTimeUnixNano":"1764496802100000000","status":{"code":"STATUS_CODE_OK"}},
+	    {"traceId":"0af7651916cd43dd8448eb211c80319f","spanId":"b7ad6b7169203334","name":"GET /d","kind":2,
+	     "startTimeUnixNano":"1764496803000000000","endTimeUnixNano":"1764496803100000000","status":{}}]}]}]}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v3/services":
+			_, _ = w.Write([]byte(`{"services":["web"]}`))
+		case "/api/v3/traces":
+			assert.Equal(t, "200", r.URL.Query().Get("query.num_traces"), "the depth 1.75 reads")
+			assert.Empty(t, r.URL.Query().Get("query.search_depth"))
+			assert.Empty(t, r.URL.Query().Get("query.attributes"), "ignored by the gateway: not sent")
+			_, _ = w.Write([]byte(body))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := jaeger.New(jaeger.Config{URL: srv.URL, API: jaeger.APIv3})
+	args, _ := json.Marshal(map[string]any{"start": "2025-11-30T09:00:00Z", "end": "2025-11-30T11:00:00Z"})
+	res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, args)
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Data.(map[string]any)["failing_traces"])
+	assert.Equal(t, map[string]int{"web": 2}, res.Data.(map[string]any)["error_spans_by_service"])
+}
+
+// Jaeger that lists no service, or only its own: the search answers, but
+// "0 failing traces" would be wrong to trust.
+func TestNoApplicationServicesIsAWarning(t *testing.T) {
+	for name, services := range map[string]string{"none": `[]`, "only jaeger's own": `["jaeger"]`} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/services" {
+					_, _ = w.Write([]byte(`{"data":` + services + `}`))
+					return
+				}
+				t.Errorf("unexpected %s", r.URL)
+			}))
+			t.Cleanup(srv.Close)
+			c := jaeger.New(jaeger.Config{URL: srv.URL, API: jaeger.APIv1})
+			res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, json.RawMessage(`{"start":"2026-11-30T09:00:00Z","end":"2026-11-30T10:00:00Z"}`))
+			require.NoError(t, err)
+			assert.Contains(t, res.Warning, "Jaeger lists no service")
+			res, err = c.Call(context.Background(), jaeger.ToolServices, nil)
+			require.NoError(t, err)
+			assert.Contains(t, res.Warning, "Jaeger lists no service")
+		})
+	}
 }

@@ -29,23 +29,51 @@ type otlpResponse struct {
 }
 
 type otlpSpan struct {
-	TraceID           string      `json:"traceId"`
-	SpanID            string      `json:"spanId"`
-	ParentSpanID      string      `json:"parentSpanId"`
-	Name              string      `json:"name"`
-	Kind              json.Number `json:"kind"`
-	StartTimeUnixNano string      `json:"startTimeUnixNano"`
-	EndTimeUnixNano   string      `json:"endTimeUnixNano"`
-	Attributes        []otlpKV    `json:"attributes"`
+	TraceID           string   `json:"traceId"`
+	SpanID            string   `json:"spanId"`
+	ParentSpanID      string   `json:"parentSpanId"`
+	Name              string   `json:"name"`
+	Kind              otlpEnum `json:"kind"`
+	StartTimeUnixNano string   `json:"startTimeUnixNano"`
+	EndTimeUnixNano   string   `json:"endTimeUnixNano"`
+	Attributes        []otlpKV `json:"attributes"`
 	Events            []struct {
 		TimeUnixNano string   `json:"timeUnixNano"`
 		Name         string   `json:"name"`
 		Attributes   []otlpKV `json:"attributes"`
 	} `json:"events"`
 	Status struct {
-		Code    json.Number `json:"code"`
-		Message string      `json:"message"`
+		Code    otlpEnum `json:"code"`
+		Message string   `json:"message"`
 	} `json:"status"`
+}
+
+// otlpEnum is an OTLP enum as JSON carries it: a number (OTLP/JSON, pdata)
+// or the enum's name (the protobuf JSON mapping some gateways use).
+type otlpEnum string
+
+func (e *otlpEnum) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*e = otlpEnum(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("enum: want a number or a name, got %s", b)
+	}
+	*e = otlpEnum(n.String())
+	return nil
+}
+
+// StatusIsError reads a span status code in any of its spellings: 2,
+// STATUS_CODE_ERROR (OTLP) or ERROR (the otel.status_code tag).
+func StatusIsError(code string) bool {
+	switch strings.ToUpper(strings.TrimSpace(code)) {
+	case "2", "STATUS_CODE_ERROR", "ERROR":
+		return true
+	}
+	return false
 }
 
 type otlpKV struct {
@@ -128,14 +156,13 @@ func fromOTLP(body otlpResponse) []investigate.Span {
 				start, end := nanos(s.StartTimeUnixNano), nanos(s.EndTimeUnixNano)
 				sp := investigate.Span{
 					TraceID: otlpID(s.TraceID), SpanID: otlpID(s.SpanID), ParentID: otlpID(s.ParentSpanID),
-					Service: service, Name: s.Name, Kind: otlpKinds[s.Kind.String()],
+					Service: service, Name: s.Name, Kind: otlpKinds[string(s.Kind)],
 					Start: start, Duration: end.Sub(start), Attrs: attrs, StatusMessage: s.Status.Message,
 				}
 				for _, e := range s.Events {
 					sp.Events = append(sp.Events, investigate.SpanEvent{Name: e.Name, Time: nanos(e.TimeUnixNano), Attrs: otlpMap(e.Attributes)})
 				}
-				code := s.Status.Code.String()
-				sp.Error = code == "2" || code == "STATUS_CODE_ERROR" || investigate.IsErrorSpan(attrs, sp.Kind)
+				sp.Error = StatusIsError(string(s.Status.Code)) || StatusIsError(attrs["otel.status_code"]) || investigate.IsErrorSpan(attrs, sp.Kind)
 				out = append(out, sp)
 			}
 		}
@@ -143,26 +170,20 @@ func fromOTLP(body otlpResponse) []investigate.Span {
 	return out
 }
 
-func (c *Capability) searchV3(ctx context.Context, svc, op string, tags map[string]string, start, end time.Time, limit int) ([]investigate.Span, error) {
+// searchV3 reads the newest traces (up to depth) of a service in the
+// window through the api_v3 gateway. The gateway reads the depth from
+// query.num_traces (it ignores query.search_depth and answers 500 without a
+// depth) and ignores query.attributes: it cannot filter by status, so the
+// caller filters.
+func (c *Capability) searchV3(ctx context.Context, svc, op string, start, end time.Time, depth int) ([]investigate.Span, error) {
 	q := url.Values{}
 	q.Set("query.service_name", svc)
 	if op != "" {
 		q.Set("query.operation_name", op)
 	}
-	// In OTLP the failure is the span status, not an attribute, and storages
-	// differ in whether they index error=true: search with error=true, and
-	// for the status marker search unfiltered (deeper) and keep the failing
-	// spans' traces.
-	depth := limit
-	if _, isStatus := tags["otel.status_code"]; isStatus {
-		depth = min(limit*5, 200)
-	} else {
-		tj, _ := json.Marshal(tags)
-		q.Set("query.attributes", string(tj))
-	}
 	q.Set("query.start_time_min", start.UTC().Format(time.RFC3339Nano))
 	q.Set("query.start_time_max", end.UTC().Format(time.RFC3339Nano))
-	q.Set("query.search_depth", fmt.Sprint(depth))
+	q.Set("query.num_traces", strconv.Itoa(depth))
 	var body otlpResponse
 	if err := c.client.GetJSON(ctx, "/api/v3/traces", q, &body); err != nil {
 		if investigate.KindOf(err) == investigate.ErrKindNotFound {
@@ -170,21 +191,5 @@ func (c *Capability) searchV3(ctx context.Context, svc, op string, tags map[stri
 		}
 		return nil, err
 	}
-	spans := fromOTLP(body)
-	if depth == limit {
-		return spans, nil
-	}
-	failing := map[string]bool{}
-	for _, s := range spans {
-		if s.Error {
-			failing[s.TraceID] = true
-		}
-	}
-	kept := spans[:0]
-	for _, s := range spans {
-		if failing[s.TraceID] {
-			kept = append(kept, s)
-		}
-	}
-	return kept, nil
+	return fromOTLP(body), nil
 }
