@@ -47,9 +47,12 @@ type Backends struct {
 	// Faults inject failures per service.
 	Faults map[string]*faults.Injector
 	// GitHub is the GitHub simulator (nil without repo/ and changes.json).
-	GitHub  *ghsim.Server
-	servers []*httptest.Server
-	token   string
+	GitHub *ghsim.Server
+	// Settings are added to the session configuration last: a test points
+	// the engine at a real backend with them (jaeger_url, jaeger_api).
+	Settings map[string]string
+	servers  []*httptest.Server
+	token    string
 }
 
 // Start serves the scenario's backends. Files a scenario lacks are not
@@ -165,6 +168,9 @@ func (b *Backends) Config() map[string]string {
 		}
 	} else {
 		delete(cfg, "repo") // no repository served: source and changes are unavailable
+	}
+	for k, v := range b.Settings {
+		cfg[k] = v
 	}
 	return cfg
 }
