@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/autoheal/autoheal/investigate"
@@ -22,6 +23,7 @@ import (
 const (
 	ToolSearchErrors = "logs_search_errors"
 	ToolQuery        = "logs_query"
+	ToolPatterns     = "logs_patterns"
 )
 
 // DefaultServiceLabel is the label naming the service unless configured.
@@ -77,6 +79,11 @@ type Capability struct {
 	cfg    Config
 	client *httpc.Client
 	err    error
+
+	mu sync.Mutex
+	// noPatterns: the server answered 404 on /loki/api/v1/patterns (Loki
+	// before 3.0, or the pattern ingester off): not asked again.
+	noPatterns bool
 }
 
 // New builds the capability; a missing URL makes it unavailable.
@@ -136,6 +143,9 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 			Parameters:  investigate.Schema(search, "start", "end")},
 		{Name: ToolQuery, Family: investigate.FamilyLogs, Description: "Run a LogQL log query and group the matching lines into patterns.",
 			Parameters: investigate.Schema(query, "query", "start", "end")},
+		{Name: ToolPatterns, Family: investigate.FamilyLogs,
+			Description: "Log patterns of services in a time window, with their level and counts over time (Loki 3's pattern detection; where the server has none, error lines grouped here).",
+			Parameters:  investigate.Schema(search, "start", "end")},
 	}
 }
 
@@ -194,6 +204,8 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 			}
 		}
 		return c.result(q, streams, a.Limit), nil
+	case ToolPatterns:
+		return c.patterns(ctx, a.Services, a.Namespace, start, end, a.Limit)
 	case ToolQuery:
 		if strings.TrimSpace(a.Query) == "" || !strings.Contains(a.Query, "{") {
 			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "query must be a LogQL log query starting with a stream selector", nil)
@@ -214,6 +226,16 @@ func (c *Capability) errorQuery(services []string, namespace, contains string) s
 }
 
 func buildQuery(label string, services []string, namespace, contains string) string {
+	q := selector(label, services, namespace) + " |~ `" + ErrorFilter + "`"
+	if contains != "" && !strings.Contains(contains, "`") {
+		q += " |~ `" + contains + "`"
+	}
+	return q
+}
+
+// selector is the stream selector of services (by label) and namespace;
+// every stream with the label when both are empty.
+func selector(label string, services []string, namespace string) string {
 	var matchers []string
 	if len(services) > 0 {
 		quoted := make([]string, len(services))
@@ -228,11 +250,7 @@ func buildQuery(label string, services []string, namespace, contains string) str
 	if len(matchers) == 0 {
 		matchers = append(matchers, label+`=~".+"`)
 	}
-	q := "{" + strings.Join(matchers, ", ") + "} |~ `" + ErrorFilter + "`"
-	if contains != "" && !strings.Contains(contains, "`") {
-		q += " |~ `" + contains + "`"
-	}
-	return q
+	return "{" + strings.Join(matchers, ", ") + "}"
 }
 
 func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) string {

@@ -3,6 +3,7 @@ package loki_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -86,4 +87,66 @@ func TestRejectsBadQueries(t *testing.T) {
 	args, _ = json.Marshal(map[string]any{"contains": "([", "start": s.Now.Add(-time.Hour).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
 	_, err = c.Call(context.Background(), loki.ToolSearchErrors, args)
 	assert.Equal(t, investigate.ErrKindInvalidArgs, investigate.KindOf(err))
+}
+
+// Loki 3 with pattern detection: logs_patterns reads its patterns, per
+// service, and keeps the failures among them with their counts.
+func TestPatternsFromLoki(t *testing.T) {
+	s, err := scenario.Load("../../testdata/examples/checkout-fails-payment-typeerror")
+	require.NoError(t, err)
+	h, err := lokisim.New(s.Logs, lokisim.Options{Now: s.Now, Patterns: true})
+	require.NoError(t, err)
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := loki.New(loki.Config{URL: srv.URL})
+	args, _ := json.Marshal(map[string]any{"services": []string{"payment"}, "start": s.Now.Add(-time.Hour).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
+	res, err := c.Call(context.Background(), loki.ToolPatterns, args)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/loki/api/v1/patterns"}, paths)
+	typeErrors := 0
+	for _, f := range res.Findings {
+		assert.Equal(t, "loki patterns", f.Attrs["source"])
+		assert.Equal(t, "payment", f.Service)
+		if f.Signature == "node-undefined" {
+			typeErrors += f.Count
+			assert.False(t, f.LastTime.Before(f.Time))
+		}
+	}
+	assert.GreaterOrEqual(t, typeErrors, 10, "the TypeError lines, over their patterns (with and without trace ids)")
+	assert.Contains(t, res.Summary, "log patterns")
+}
+
+// Without pattern detection (Loki 2, or the pattern ingester off: 404) the
+// tool groups the error lines itself, quietly, and does not ask again.
+func TestPatternsFallBackWithout404Noise(t *testing.T) {
+	s, err := scenario.Load("../../testdata/examples/checkout-fails-payment-typeerror")
+	require.NoError(t, err)
+	h, err := lokisim.New(s.Logs, lokisim.Options{Now: s.Now})
+	require.NoError(t, err)
+	patternCalls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/loki/api/v1/patterns" {
+			patternCalls++
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := loki.New(loki.Config{URL: srv.URL})
+	args, _ := json.Marshal(map[string]any{"services": []string{"payment"}, "start": s.Now.Add(-time.Hour).Format(time.RFC3339), "end": s.Now.Format(time.RFC3339)})
+	for range 2 {
+		res, err := c.Call(context.Background(), loki.ToolPatterns, args)
+		require.NoError(t, err, "a missing patterns endpoint is not an error")
+		assert.Contains(t, res.Summary, "Loki has no pattern detection")
+		assert.Empty(t, res.Warning)
+		var found bool
+		for _, f := range res.Findings {
+			found = found || (f.Service == "payment" && f.Signature == "node-undefined")
+		}
+		assert.True(t, found, res.Summary)
+	}
+	assert.Equal(t, 1, patternCalls, "the endpoint is probed once")
 }

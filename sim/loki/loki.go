@@ -1,6 +1,6 @@
 // Package loki simulates Loki's HTTP query API over a scenario's log
-// streams: /loki/api/v1/query_range, /query, /labels, /label/{name}/values
-// and /series, with a LogQL subset implemented by a real parser (stream
+// streams: /loki/api/v1/query_range, /query, /labels, /label/{name}/values,
+// /series and, when enabled, Loki 3's /patterns, with a LogQL subset implemented by a real parser (stream
 // selectors, line filters, json/logfmt/regexp parsers, label filters,
 // line_format, drop/keep, count_over_time/rate/bytes_over_time/bytes_rate,
 // vector aggregations and binary operations).
@@ -51,6 +51,9 @@ type Options struct {
 	Transcript *sim.Transcript
 	// Logger receives debug lines; nil discards them.
 	Logger *slog.Logger
+	// Patterns serves /loki/api/v1/patterns, as Loki 3 does with the
+	// pattern ingester enabled; off (the default), the route is a 404.
+	Patterns bool
 }
 
 // Handler serves the Loki query API. It is immutable after New and safe
@@ -123,6 +126,7 @@ func (h *Handler) routes() {
 		mux.HandleFunc(m+"/loki/api/v1/labels", h.labels)
 		mux.HandleFunc(m+"/loki/api/v1/label", h.labels)
 		mux.HandleFunc(m+"/loki/api/v1/series", h.series)
+		mux.HandleFunc(m+"/loki/api/v1/patterns", h.patterns)
 	}
 	mux.HandleFunc("GET /loki/api/v1/label/{name}/values", h.labelValues)
 	mux.HandleFunc("GET /loki/api/v1/status/buildinfo", func(w http.ResponseWriter, r *http.Request) {
