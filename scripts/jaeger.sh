@@ -5,7 +5,7 @@
 # out of the main go.mod), cached in $AUTOHEAL_TOOLS_CACHE (default
 # ~/.cache/autoheal-tools) like the Helm tooling.
 #
-#   scripts/jaeger.sh build   build once (about 5 CPU-minutes cold; cached)
+#   scripts/jaeger.sh build   build once (about 10 CPU-minutes cold; cached)
 #                             and print the binary's path
 #   scripts/jaeger.sh path    print the cached binary's path (exit 1 if absent)
 #   scripts/jaeger.sh check   verify tools/jaeger/all-in-one.yaml is the

@@ -87,8 +87,9 @@ func TestInvestigateWindowFlags(t *testing.T) {
 	assert.Equal(t, 1, searches)
 	assert.Equal(t, "ad", res.RootCause.Service)
 
-	// Without the flags the window ends now: the incident lies outside it.
-	out, stderr, code = run(t, "investigate", "--no-llm", "--json", "ad service is throwing errors")
+	// A window that ends days before the incident finds nothing, even
+	// widened (72 hours back from its end) for want of failures.
+	out, stderr, code = run(t, "investigate", "--no-llm", "--json", "--until", s.Now.Add(-96*time.Hour).UTC().Format(time.RFC3339), "ad service is throwing errors")
 	require.Equal(t, 0, code, stderr)
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	assert.Equal(t, investigate.BucketUnknown, res.RootCause.Bucket)
