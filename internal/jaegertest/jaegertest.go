@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -106,10 +107,32 @@ type Server struct {
 	log     *lockedBuffer
 }
 
-// Start runs a Jaeger for the test and stops it when the test ends.
+// Start runs a Jaeger for the test and stops it when the test ends. Ports
+// are picked free just before the start; when another process takes one in
+// between (tests run in parallel), Jaeger fails to bind and is started
+// again on new ports.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Require(t)
+	for attempt := 1; ; attempt++ {
+		s, err := launch(t, bin)
+		if err == nil {
+			return s
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatalf("jaeger: %v", err)
+		}
+		t.Logf("jaeger: %v; starting again on other ports", err)
+	}
+}
+
+var errPortTaken = errors.New("a listen port was taken")
+
+// ready is what Jaeger logs once its receivers listen too (the query
+// service starts first).
+const ready = "Everything is ready. Begin running and processing data."
+
+func launch(t testing.TB, bin string) (*Server, error) {
 	ports := map[string]int{}
 	for _, v := range portVars {
 		ports[v] = freePort(t)
@@ -132,11 +155,11 @@ func Start(t testing.TB) *Server {
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the test binary
 	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
+	stop := func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
@@ -144,28 +167,40 @@ func Start(t testing.TB) *Server {
 			_ = s.cmd.Process.Kill()
 			<-exited
 		}
-		if t.Failed() {
-			t.Logf("jaeger log (tail):\n%s", tail(s.log.String(), 40))
-		}
-	})
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
 		case <-exited:
-			t.Fatalf("jaeger exited at start:\n%s", tail(s.log.String(), 40))
+			return nil, fmt.Errorf("exited at start:\n%s", problems(s.log.String()))
 		default:
 		}
-		if resp, err := http.Get(s.QueryURL + "/api/services"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
+		logged := s.log.String()
+		if strings.Contains(logged, "address already in use") {
+			stop()
+			return nil, fmt.Errorf("%w: %s", errPortTaken, problems(logged))
+		}
+		if strings.Contains(logged, ready) {
+			if resp, err := http.Get(s.QueryURL + "/api/services"); err == nil {
+				_ = resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("jaeger did not answer on %s within 60s:\n%s", s.QueryURL, tail(s.log.String(), 40))
+			stop()
+			return nil, fmt.Errorf("not ready on %s within 60s:\n%s", s.QueryURL, problems(logged))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("jaeger warnings and errors:\n%s", problems(s.log.String()))
+		}
+	})
+	return s, nil
 }
 
 // LoadTraces exports the traces over OTLP/HTTP (JSON), oldest first and one
@@ -257,12 +292,22 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = append([]string{"… " + strconv.Itoa(len(lines)-n) + " lines"}, lines[len(lines)-n:]...)
+// problems are the last warning and error lines of Jaeger's log.
+func problems(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "\twarn\t") || strings.Contains(l, "\terror\t") || strings.Contains(l, "Error:") {
+			out = append(out, l)
+		}
 	}
-	return strings.Join(lines, "\n")
+	const n = 12
+	if len(out) > n {
+		out = append([]string{"… " + strconv.Itoa(len(out)-n) + " more"}, out[len(out)-n:]...)
+	}
+	if len(out) == 0 {
+		return "(no warnings in its log)"
+	}
+	return strings.Join(out, "\n")
 }
 
 type lockedBuffer struct {
