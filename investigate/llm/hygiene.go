@@ -252,6 +252,7 @@ type callView struct {
 	OK        bool           `json:"ok"`
 	ErrorKind string         `json:"error_kind,omitempty"`
 	Error     string         `json:"error,omitempty"`
+	Warning   string         `json:"warning,omitempty"` // an answer not to trust (no services, a partial scan)
 	Summary   string         `json:"summary,omitempty"`
 	Findings  []findingView  `json:"findings,omitempty"`
 	CallEdges []string       `json:"call_edges,omitempty"`
@@ -402,7 +403,7 @@ func compactArgs(args map[string]any) map[string]any {
 // one line each.
 func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) string {
 	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, OK: r.OK, ErrorKind: string(r.ErrorKind),
-		Error: c.clip(r.Error, 400), Summary: c.clip(r.Summary, 400)}
+		Error: c.clip(r.Error, 400), Warning: c.clip(r.Warning, 300), Summary: c.clip(r.Summary, 400)}
 	if args, ok := c.value(toGeneric(r.Args)).(map[string]any); ok {
 		v.Args = compactArgs(args)
 	}
@@ -471,7 +472,7 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 // renderSummaryOnly is the output once the conversation budget is spent.
 func (c *cleaner) renderSummaryOnly(r investigate.Receipt) string {
 	v := callView{Call: fmt.Sprintf("R%d", r.Seq), Tool: r.Tool, OK: r.OK, ErrorKind: string(r.ErrorKind),
-		Error: c.clip(r.Error, 200), Summary: c.clip(r.Summary, 300),
+		Error: c.clip(r.Error, 200), Warning: c.clip(r.Warning, 200), Summary: c.clip(r.Summary, 300),
 		Note: "the conversation's output budget is spent: only the summary is shown; answer with the evidence you have"}
 	b, _ := marshal(v)
 	return string(b)

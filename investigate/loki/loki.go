@@ -193,17 +193,24 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
+		warning := ""
 		if len(streams) == 0 && len(a.Services) == 0 && a.Namespace == "" {
 			// The configured service label may not exist here: retry with the
 			// first fallback label the backend knows.
-			if label := c.discoverLabel(ctx, start, end); label != "" && label != c.cfg.ServiceLabel {
+			label, labels := c.discoverLabel(ctx, start, end)
+			if label != "" && label != c.cfg.ServiceLabel {
 				q = buildQuery(label, nil, "", a.Contains)
 				if streams, err = c.queryRange(ctx, q, start, end, a.Limit); err != nil {
 					return nil, err
 				}
 			}
+			if labels == 0 {
+				warning = "Loki has no log streams in this window: nothing ships logs to it for this tenant, so no error lines does not mean no errors"
+			}
 		}
-		return c.result(q, streams, a.Limit), nil
+		r := c.result(q, streams, a.Limit)
+		r.Warning = warning
+		return r, nil
 	case ToolPatterns:
 		return c.patterns(ctx, a.Services, a.Namespace, start, end, a.Limit)
 	case ToolQuery:
@@ -253,7 +260,9 @@ func selector(label string, services []string, namespace string) string {
 	return "{" + strings.Join(matchers, ", ") + "}"
 }
 
-func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) string {
+// discoverLabel returns the first fallback service label the backend knows
+// in the window, and how many labels it knows (-1 when it could not say).
+func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) (string, int) {
 	q := url.Values{}
 	q.Set("start", strconv.FormatInt(start.UnixNano(), 10))
 	q.Set("end", strconv.FormatInt(end.UnixNano(), 10))
@@ -261,7 +270,7 @@ func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) st
 		Data []string `json:"data"`
 	}
 	if err := c.client.GetJSON(ctx, "/loki/api/v1/labels", q, &body); err != nil {
-		return ""
+		return "", -1
 	}
 	have := map[string]bool{}
 	for _, l := range body.Data {
@@ -269,10 +278,10 @@ func (c *Capability) discoverLabel(ctx context.Context, start, end time.Time) st
 	}
 	for _, l := range fallbackServiceLabels {
 		if have[l] {
-			return l
+			return l, len(body.Data)
 		}
 	}
-	return ""
+	return "", len(body.Data)
 }
 
 type stream struct {

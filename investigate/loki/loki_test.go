@@ -150,3 +150,19 @@ func TestPatternsFallBackWithout404Noise(t *testing.T) {
 	}
 	assert.Equal(t, 1, patternCalls, "the endpoint is probed once")
 }
+
+// A Loki with no stream at all in the window answers, but its "no error
+// lines" cannot be trusted: a warning.
+func TestNoStreamsIsAWarning(t *testing.T) {
+	srv, s := start(t, "../../testdata/examples/checkout-fails-payment-typeerror")
+	c := loki.New(loki.Config{URL: srv.URL})
+	far, _ := json.Marshal(map[string]any{"start": s.Now.Add(-400 * time.Hour).Format(time.RFC3339), "end": s.Now.Add(-399 * time.Hour).Format(time.RFC3339)})
+	res, err := c.Call(context.Background(), loki.ToolSearchErrors, far)
+	require.NoError(t, err)
+	assert.Contains(t, res.Summary, "0 error lines")
+	assert.Contains(t, res.Warning, "Loki has no log streams in this window")
+
+	res, err = c.Call(context.Background(), loki.ToolSearchErrors, window(s))
+	require.NoError(t, err)
+	assert.Empty(t, res.Warning)
+}
