@@ -35,7 +35,8 @@ func TestSlackManifest(t *testing.T) {
 		} `yaml:"settings"`
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &m))
-	assert.ElementsMatch(t, []string{"app_mentions:read", "chat:write", "commands", "files:write", "usergroups:read"}, m.OAuth.Scopes.Bot)
+	assert.ElementsMatch(t, []string{"app_mentions:read", "chat:write", "commands", "files:write", "usergroups:read", "channels:history", "groups:history"}, m.OAuth.Scopes.Bot,
+		"history scopes: a post whose answer was lost is looked up before it is sent again")
 	assert.Equal(t, []string{"app_mention"}, m.Settings.Events.BotEvents)
 	require.Len(t, m.Features.SlashCommands, 1)
 	assert.Equal(t, "/autoheal", m.Features.SlashCommands[0].Command)
