@@ -151,6 +151,8 @@ type Bot struct {
 	events, interactive *pool
 	// edits spaces the edits of each message (see editThrottle).
 	edits *editThrottle
+	// teamURL is the workspace's web address (auth.test), for permalinks.
+	teamURL atomic.Value
 
 	runMu   sync.Mutex
 	running bool
@@ -265,6 +267,7 @@ func (b *Bot) Run(ctx context.Context) error {
 			res, err := b.api.AuthTestContext(ctx)
 			if err == nil {
 				id = res.UserID
+				b.teamURL.Store(res.URL) // thread permalinks of past incidents
 			}
 			return err
 		})

@@ -211,6 +211,7 @@ func (b *Bot) saveDecision(ctx context.Context, jobID string, doc *resultDoc, ch
 	} else if err := b.o.Store.PutResultDoc(ctx, jobID, enc); err != nil {
 		log.Error("approval state not kept", "err", err)
 	}
+	b.rememberDecision(ctx, jobID, doc, log)
 	if ts == "" {
 		return
 	}

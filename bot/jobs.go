@@ -106,6 +106,8 @@ type resultDoc struct {
 	IssueURL string `json:"issue_url,omitempty"`
 	// PR is the pull request the approval opened or linked.
 	PR *render.PullRequestLink `json:"pr,omitempty"`
+	// SeenBefore are similar past incidents the memory recalled.
+	SeenBefore []render.PastIncident `json:"seen_before,omitempty"`
 }
 
 // encodeResultDoc marshals d within sessions.MaxResultDocBytes, dropping

@@ -101,8 +101,10 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 			return b.failed(ctx, job, p, msgTS, upd, err, log)
 		}
 		b.o.Metrics.InvestigationDone("ok", string(res.RootCause.Band), string(res.Mode), time.Since(started))
-		doc = &resultDoc{Job: p, Result: res, Approval: approvalView(res, b.o.MinBand, b.o.Remediator != nil), GitHubAPI: cfg.Get("github_api_url")}
+		doc = &resultDoc{Job: p, Result: res, GitHubAPI: cfg.Get("github_api_url")}
 		doc.Job.Issue = issue
+		b.applyMemory(ctx, job.ID, doc, log) // may lower the band: before the approval is decided
+		doc.Approval = approvalView(res, b.o.MinBand, b.o.Remediator != nil)
 		enc, err := encodeResultDoc(*doc)
 		if err == nil {
 			err = b.o.Store.PutResultDoc(ctx, job.ID, enc)
@@ -323,6 +325,7 @@ func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, 
 		// The claim expires; a retry would update the same message again.
 		return fmt.Errorf("job %s: result posted but not recorded: %w", jobID, err)
 	}
+	b.remember(ctx, jobID, doc, resultTS, log)
 	log.Info("result posted", "ts", resultTS, "follow_ups", len(msgs.FollowUps))
 	return nil
 }
@@ -341,6 +344,8 @@ func (b *Bot) renderResult(doc *resultDoc, jobID string) (render.ResultMessages,
 		RepoWebURL:  render.WebURLFromAPI(doc.GitHubAPI),
 		Approval:    approval,
 		Action:      action,
+		SeenBefore:  doc.SeenBefore,
+		Now:         b.o.Now(),
 		CreateIssue: b.o.Issues != nil && reportResult(doc.Result) && doc.IssueURL == "",
 	})
 }

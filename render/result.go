@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
@@ -61,6 +62,10 @@ type ResultOptions struct {
 	ColorBar bool
 	// OmitTimeline leaves the full tool-call timeline out of the follow-ups.
 	OmitTimeline bool
+	// SeenBefore are similar past incidents from the incident memory,
+	// newest first; Now dates them ("3 days ago").
+	SeenBefore []PastIncident
+	Now        time.Time
 }
 
 // ResultMessages is a result as Slack receives it: the main message and the
@@ -148,6 +153,9 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 	}
 	if t := toolsText(r); t != "" {
 		blocks = append(blocks, section(t))
+	}
+	if p := pastIncidentsText(o.SeenBefore, o.Now); p != "" {
+		blocks = append(blocks, section(p))
 	}
 	if a := approvalText(o.Approval); a != "" {
 		blocks = append(blocks, section(a))

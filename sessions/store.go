@@ -61,6 +61,11 @@ type Options struct {
 	// them per channel (default 32).
 	ParkTTL   time.Duration
 	MaxParked int
+	// MemoryTTL keeps a past incident in the incident memory (default 90
+	// days); MaxMemory bounds the incidents remembered (default 10,000, the
+	// oldest forgotten first).
+	MemoryTTL time.Duration
+	MaxMemory int
 
 	Logger *slog.Logger
 }
@@ -85,6 +90,7 @@ func (o *Options) setDefaults() error {
 		{"ResultTTL", &o.ResultTTL, 7 * 24 * time.Hour},
 		{"ResultClaimTTL", &o.ResultClaimTTL, 2 * time.Minute},
 		{"ParkTTL", &o.ParkTTL, 24 * time.Hour},
+		{"MemoryTTL", &o.MemoryTTL, 90 * 24 * time.Hour},
 	}
 	for _, d := range durations {
 		if *d.v == 0 {
@@ -102,6 +108,7 @@ func (o *Options) setDefaults() error {
 		{"MaxKeys", &o.MaxKeys, DefaultMaxKeys},
 		{"MaxValueBytes", &o.MaxValueBytes, DefaultMaxValueBytes},
 		{"MaxParked", &o.MaxParked, 32},
+		{"MaxMemory", &o.MaxMemory, 10000},
 	}
 	for _, n := range ints {
 		if *n.v == 0 {

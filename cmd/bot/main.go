@@ -6,6 +6,7 @@
 //	bot eval [--json] DIR...        score every scenario under DIR...
 //	bot demo --scenario DIR         the whole Slack flow against simulators
 //	bot sim --scenario DIR          serve a scenario's simulators and print their URLs
+//	bot history [flags]             list and search the incident memory
 //	bot version                     print the version
 //
 // Logs go to stderr. `serve` logs JSON at info by default; the other
@@ -43,6 +44,7 @@ func commands() []command {
 		{"sim", "serve a scenario's simulators: bot sim --scenario DIR", runSim},
 		{"serve", "run the Slack bot (Socket Mode) and the worker; configured from the environment", runServe},
 		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
+		{"history", "list and search the incident memory: bot history [--service S] [--search WORDS]", runHistory},
 		{"version", "print the version", runVersion},
 	}
 }
