@@ -31,6 +31,14 @@ type candidate struct {
 	infra         int // infra anomalies (metrics, Kubernetes)
 	hasAppFrame   bool
 	remoteWrapped bool
+	// novel counts the templates of its logs that are new or surged at
+	// the onset; logNovel the lines of such templates no error search
+	// returned (warnings and info lines that name a failure); novelties
+	// keeps them as evidence.
+	novel     int
+	logNovel  int
+	novelLvl  float64
+	novelties []Finding
 }
 
 // evidence is everything a round of tool calls established.
@@ -46,6 +54,11 @@ type evidence struct {
 	restarts map[string]int
 	rate     map[string]Finding // error-rate anomaly per service
 	onChain  map[string]bool    // services in failing traces (origin or callee)
+	// impact dates the impact for novelty and change points: onset, or
+	// when nothing failing dates it, the trigger's time or the earliest
+	// change point.
+	impact time.Time
+	novel  []novelty
 }
 
 var remoteWrapRE = regexp.MustCompile(`(?i)rpc error: code = \w+ desc = |\b\d{1,2} (?:UNKNOWN|INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|FAILED_PRECONDITION|RESOURCE_EXHAUSTED|CANCELLED): |StatusCode\.\w+|status(?: code)?[ =:]+5\d\d|returned (?:HTTP )?5\d\d|upstream|remote (?:error|service)|response from \S+:|Grpc\.Core\.RpcException|io\.grpc\.StatusRuntimeException|HttpRequestException|failed to call|error calling|call to \S+ failed`)
@@ -113,6 +126,8 @@ func newEvidence(issue Issue, receipts []Receipt) *evidence {
 		ev.hinted[NormalizeServiceName(h)] = true
 	}
 	ev.onset = ev.estimateOnset()
+	ev.impact = ev.impactOnset()
+	ev.novel = ev.novelties()
 	return ev
 }
 
@@ -318,6 +333,8 @@ func (ev *evidence) candidates() []*candidate {
 			add(c, f)
 		}
 	}
+	ev.framesFromTemplates(by)
+	ev.addNovelties(by, get, add)
 	// A service that fails its callers (refused, reset, unavailable,
 	// timed out) because of a cause of its own: an infrastructure signal or
 	// an error raised in its code at the same time. The callers' failed
@@ -338,6 +355,7 @@ func (ev *evidence) candidates() []*candidate {
 				c.Families[fam] = true
 			}
 			c.Support = append(c.Support, o.Support...)
+			c.takeNovelty(o)
 			o.Score = -1 // absorbed
 		}
 	}
@@ -405,6 +423,7 @@ func (ev *evidence) candidates() []*candidate {
 			add(t, f)
 		}
 		t.logPropagated += o.logPropagated
+		t.takeNovelty(o)
 		o.Score = -1
 	}
 	// Input that cannot be read as written (a byte-order mark, a foreign
@@ -475,6 +494,7 @@ func (ev *evidence) candidates() []*candidate {
 				g.Attrs["relayed_by"] = o.Service
 				t.Support = append(t.Support, g)
 			}
+			t.takeNovelty(o)
 			o.Score = -1
 			break
 		}
@@ -503,6 +523,7 @@ func (ev *evidence) candidates() []*candidate {
 				lead.Families[fam] = true
 			}
 			lead.Support = append(lead.Support, o.Support...)
+			lead.takeNovelty(o)
 			o.Score = -1
 		}
 	}
@@ -601,6 +622,16 @@ func (ev *evidence) score(c *candidate) float64 {
 	s += 2.0 * sat(c.logCause, 3)
 	s += 0.6 * sat(c.logPropagated, 5)
 	s += 2.5 * math.Min(float64(c.infra), 2)
+	// What is new at the onset: a template of its own logs that appeared
+	// or surged then, or warnings and info lines no error search returned.
+	// A caller's new errors about its callee (refused, relayed) say where
+	// the impact is felt, not where it comes from.
+	if sig := SignatureByID(c.Signature); !sig.BlamesCallee() && (sig == nil || sig.Role != RolePropagated) && !c.remoteWrapped {
+		if c.novel > 0 {
+			s += 0.8 * c.novelLvl
+		}
+		s += 1.6 * c.novelLvl * sat(c.logNovel, 5)
+	}
 	if sig := SignatureByID(c.Signature); sig != nil {
 		s *= 0.6 + 0.4*float64(sig.Weight)/100
 		if sig.Role == RolePropagated && c.infra == 0 && c.traceCallee == 0 && c.traceOrigins == 0 {
@@ -620,6 +651,14 @@ func (ev *evidence) score(c *candidate) float64 {
 	}
 	if ev.isHinted(c.Service) {
 		s += 0.4
+	}
+	// What is new at the onset: a template of its own logs that appeared
+	// or surged then, or warnings and info lines no error search returned.
+
+	// A message as frequent before the onset as after it is noise, however
+	// loud, when something else is new.
+	if len(ev.novel) > 0 && ev.steadyOnly(c) {
+		s *= 0.5
 	}
 	// Traces show which services fail requests: a service that appears in
 	// no failing trace, while failing traces exist, is noise.
@@ -921,6 +960,7 @@ var inputDefects = map[string]bool{"byte-order-mark": true, "text-encoding": tru
 // absorb makes o's failures part of c: its requests, lines, exceptions and
 // evidence count for c, and o is no longer a candidate of its own.
 func (c *candidate) absorb(o *candidate) {
+	c.takeNovelty(o)
 	c.traceOrigins += o.traceOrigins
 	c.traceCallee += o.traceCallee
 	c.traceRelayed += o.traceRelayed
@@ -932,6 +972,15 @@ func (c *candidate) absorb(o *candidate) {
 	}
 	c.Support = append(c.Support, o.Support...)
 	o.Score = -1
+}
+
+// takeNovelty moves o's new and surging templates to c.
+func (c *candidate) takeNovelty(o *candidate) {
+	c.novel += o.novel
+	c.logNovel += o.logNovel
+	c.novelLvl = math.Max(c.novelLvl, o.novelLvl)
+	c.novelties = append(c.novelties, o.novelties...)
+	o.novel, o.logNovel, o.novelties = 0, 0, nil
 }
 
 // absorbConsequences lets each candidate that explains others (cause)

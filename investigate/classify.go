@@ -142,6 +142,12 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if ev.intermittent(c) || (ev.saysIntermittent() && !ev.sustained(c)) {
 			return BucketFlake
 		}
+		if m, ok := ev.explainingChange(c); ok && !IsConfigPath(m.line.change.File) && c.infra == 0 && c.ErrorType != ErrDependency {
+			// Nothing in the platform failed and a code change of the
+			// service explains it (a third party failing is not explained
+			// by our code, whatever changed in it).
+			return BucketCodeBug
+		}
 		return BucketInfrastructure
 	}
 	if sig != nil {

@@ -130,6 +130,13 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 		calls = append(calls, ToolCall{Tool: "logs_search_errors", Args: map[string]any{
 			"start": rfc(issue.Start), "end": rfc(issue.End)}})
 	}
+	if e.has("logs_templates") {
+		args := map[string]any{"start": rfc(issue.Start), "end": rfc(issue.End)}
+		if issue.Namespace != "" {
+			args["namespace"] = issue.Namespace
+		}
+		calls = append(calls, ToolCall{Tool: "logs_templates", Args: args})
+	}
 	if e.has("metrics_health") {
 		args := map[string]any{"start": rfc(issue.Start), "end": rfc(issue.End)}
 		if issue.Namespace != "" {
@@ -205,6 +212,11 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			// The model of the record that was not found: its callbacks
 			// decide when the record is handed over.
 			calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{"file": f, "line": 1, "context": 40}})
+		}
+	}
+	if h.anchor == nil {
+		if m, ok := ev.explainingChange(h.c); ok {
+			read(m.line.change.File, m.line.line)
 		}
 	}
 	switch h.c.ErrorType {
@@ -284,7 +296,17 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		rc.Function = h.anchor.Function
 		col = columnOf(c, h.anchor)
 	}
+	explain, explained := ev.explainingChange(c)
+	if c.ErrorType == ErrUnknown || c.ErrorType == "" {
+		// Nothing in the catalogue typed it: its words, or the change that
+		// explains it, do.
+		c.ErrorType = ev.decideErrorType(c, explain, explained)
+		rc.ErrorType = c.ErrorType
+	}
 	bucket := ev.classify(h, anchorPath, anchorLine)
+	if bucket == BucketUnknown {
+		bucket = ev.decideBucket(c, explain, explained)
+	}
 	if ev.inputDoesNotFit(c, anchorPath, anchorLine) {
 		rc.ErrorType = ErrDataValidation
 	}
@@ -447,6 +469,15 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			}
 		}
 	}
+	// Nothing located the cause, but a recent change explains it (it
+	// touches the failing code or names what the failure names): the
+	// changed line is where to look.
+	byChange := false
+	if rc.File == "" && h.anchor == nil && explained && (bucket != BucketInfrastructure || IsConfigPath(explain.line.change.File)) && (bucket == BucketCodeBug || bucket == BucketInfrastructure) {
+		rc.File, rc.Line, rc.Function = explain.line.change.File, explain.line.line, ""
+		sourceRead = readAt(rc.File, rc.Line)
+		byChange = true
+	}
 	rc.Bucket = bucket
 	unresolved := ""
 	if hasCfg && (c.Signature == "dns" || c.Signature == "java-unknownhost") {
@@ -482,8 +513,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		change, exact, hasChange = leak.change, true, true
 	case hasCfg:
 		change, exact, hasChange = cfg.change, true, true
+	case byChange:
+		change, exact, hasChange = explain.line.change, true, true
 	}
-	if hasChange && exact && (bucket == BucketCodeBug || hasCfg) {
+	if hasChange && exact && (bucket == BucketCodeBug || hasCfg || byChange) {
 		families = append(families, FamilyChanges)
 	}
 	contested := ""
@@ -500,7 +533,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Corroborating:  families,
 		Contested:      contested,
 		Failures:       c.failures(),
-		HeuristicLine:  nearby || slowPick || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
+		HeuristicLine:  nearby || slowPick || byChange || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
 		Warnings:       ReceiptWarnings(receipts),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)

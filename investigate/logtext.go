@@ -130,6 +130,9 @@ func logfmtField(line, key string) string {
 
 var textLevelRE = regexp.MustCompile(`(?i)(?:^|[\s\[|:-])(FATAL|CRITICAL|CRIT|ERROR|ERR|SEVERE|WARNING|WARN|INFO|DEBUG|TRACE|E|W|I)(?:[\s\]|:-]|$)`)
 
+// channelLevelRE: Monolog's "channel.LEVEL:" (production.ERROR: ...).
+var channelLevelRE = regexp.MustCompile(`\w\.(EMERGENCY|ALERT|CRITICAL|ERROR|WARNING|NOTICE|INFO|DEBUG):`)
+
 func textLevel(line string) string {
 	head := line
 	if len(head) > 120 {
@@ -138,13 +141,16 @@ func textLevel(line string) string {
 	if m := textLevelRE.FindStringSubmatch(head); m != nil {
 		return m[1]
 	}
+	if m := channelLevelRE.FindStringSubmatch(head); m != nil {
+		return m[1]
+	}
 	return ""
 }
 
 // normalizeLevel maps logger levels onto error | warn | info | debug | "".
 func normalizeLevel(l string) string {
 	switch strings.ToLower(strings.TrimSpace(l)) {
-	case "fatal", "critical", "crit", "error", "err", "severe", "panic", "alert", "emerg", "e", "fatal error":
+	case "fatal", "critical", "crit", "error", "err", "severe", "panic", "alert", "emerg", "emergency", "e", "fatal error":
 		return "error"
 	case "warning", "warn", "w":
 		return "warn"

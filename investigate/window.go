@@ -202,7 +202,7 @@ func abs(x int) int {
 	return x
 }
 
-var dayWordsRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|as of|over)\s+(?:the\s+)?(yesterday(?:\s+(?:morning|afternoon|evening|night))?|last night|this morning|this afternoon|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the weekend|last week|the last (?:couple of |few )?days)\b`)
+var dayWordsRE = regexp.MustCompile(`(?i)\b(?:since|from|starting|started|began|begun|as of|over)\s+(?:the\s+)?(yesterday(?:\s+(?:morning|afternoon|evening|night))?|last night|this morning|this afternoon|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the weekend|last week|the last (?:couple of |few )?days)\b`)
 
 // ParseSinceCoarse is ParseSince plus coarse day words ("since yesterday
 // evening", "this morning"): good enough to size a window, too vague to date

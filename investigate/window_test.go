@@ -54,6 +54,9 @@ func TestParseSinceCoarse(t *testing.T) {
 	got, ok = ParseSinceCoarse("been going on at least since yesterday", now)
 	assert.True(t, ok)
 	assert.Equal(t, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), got)
+	got, ok = ParseSinceCoarse("attachments broken, started yesterday? maybe before", now)
+	assert.True(t, ok, "'started' dates a window like 'since'")
+	assert.Equal(t, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), got)
 	_, ok = ParseSince("since this morning", now)
 	assert.False(t, ok, "day words are too vague to date an onset")
 }

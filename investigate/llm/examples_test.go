@@ -13,7 +13,8 @@ import (
 )
 
 // With the scripted investigator, every shared example reaches the
-// deterministic engine's root cause within 6 tool calls and under 20k
+// deterministic engine's root cause within 7 tool calls (the first round's
+// six, one source read) and under 20k
 // prompt tokens (as the simulator counts them).
 func TestExamplesMatchDeterministicWithinBudget(t *testing.T) {
 	t.Parallel()
@@ -31,7 +32,7 @@ func TestExamplesMatchDeterministicWithinBudget(t *testing.T) {
 			assert.Equal(t, det.RootCause.ErrorType, res.RootCause.ErrorType)
 			assert.Equal(t, det.RootCause.File, res.RootCause.File)
 			assert.InDelta(t, det.RootCause.Line, res.RootCause.Line, 3)
-			assert.LessOrEqual(t, res.ToolCalls(), 6, "tool calls (receipts)")
+			assert.LessOrEqual(t, res.ToolCalls(), 7, "tool calls (receipts)")
 			assert.Less(t, env.srv.PromptTokens(), 20000, "prompt tokens sent")
 
 			s, err := scenario.Load(example(name))

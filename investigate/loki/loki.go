@@ -146,6 +146,7 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 		{Name: ToolPatterns, Family: investigate.FamilyLogs,
 			Description: "Log patterns of services in a time window, with their level and counts over time (Loki 3's pattern detection; where the server has none, error lines grouped here).",
 			Parameters:  investigate.Schema(search, "start", "end")},
+		templatesSpec(win),
 	}
 }
 
@@ -213,6 +214,11 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		return r, nil
 	case ToolPatterns:
 		return c.patterns(ctx, a.Services, a.Namespace, start, end, a.Limit)
+	case ToolTemplates:
+		if a.Query != "" || a.Contains != "" {
+			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, ToolTemplates+" reads every line: it takes no query or contains", nil)
+		}
+		return c.templates(ctx, a.Services, a.Namespace, start, end)
 	case ToolQuery:
 		if strings.TrimSpace(a.Query) == "" || !strings.Contains(a.Query, "{") {
 			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "query must be a LogQL log query starting with a stream selector", nil)

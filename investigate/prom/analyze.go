@@ -46,6 +46,11 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 		fs = append(fs, certs(name, byName[name], end)...)
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].Time.Before(fs[j].Time) })
+	var kept []Series
+	for _, ss := range byName {
+		kept = append(kept, ss...)
+	}
+	cps := ChangePoints(kept)
 	parts := []string{fmt.Sprintf("%d series", len(series))}
 	for _, f := range fs {
 		if len(parts) >= 5 {
@@ -57,6 +62,9 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 	if len(fs) == 0 {
 		sum += "; no anomaly"
 	}
+	if len(cps) > 0 {
+		sum += fmt.Sprintf("; %d change points, first: %s", len(cps), cps[0].Quote)
+	}
 	var views []map[string]any
 	for i, f := range fs {
 		if i >= 30 {
@@ -64,7 +72,15 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 		}
 		views = append(views, map[string]any{"service": f.Service, "what": f.Quote, "since": f.Time, "error_type": f.ErrorType, "attrs": f.Attrs})
 	}
-	return &investigate.ToolResult{Summary: sum, Findings: fs, Data: map[string]any{"series": len(series), "anomalies": views}}
+	var cpViews []string
+	for i, f := range cps {
+		if i >= 20 {
+			break
+		}
+		cpViews = append(cpViews, f.Quote)
+	}
+	fs = append(fs, cps...)
+	return &investigate.ToolResult{Summary: sum, Findings: fs, Data: map[string]any{"series": len(series), "anomalies": views, "change_points": cpViews}}
 }
 
 func anomaly(service, quote string, at time.Time, et investigate.ErrorType, sig string, attrs map[string]string) investigate.Finding {

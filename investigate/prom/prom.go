@@ -198,9 +198,35 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
+		series = mergeSeries(series, c.scope(ctx, a.Namespace, start, end, step))
 		return Analyze(series, start, end, a.Namespace, a.Services), nil
 	}
 	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
+}
+
+// scope reads every series of the namespace (or of the backend) when there
+// are at most scopeLimit of them; nothing otherwise. It asks the series
+// index first (cheap: no samples are read). Its failures are not the
+// health check's: the fixed list stands on its own.
+func (c *Capability) scope(ctx context.Context, namespace string, start, end time.Time, step time.Duration) []Series {
+	match, rangeSel := scopeSelectors(namespace)
+	v := url.Values{}
+	v.Set("match[]", match)
+	v.Set("start", strconv.FormatFloat(float64(start.UnixMilli())/1000, 'f', 3, 64))
+	v.Set("end", strconv.FormatFloat(float64(end.UnixMilli())/1000, 'f', 3, 64))
+	v.Set("limit", strconv.Itoa(scopeLimit+1))
+	var body struct {
+		Status string              `json:"status"`
+		Data   []map[string]string `json:"data"`
+	}
+	if err := c.client.GetJSON(ctx, "/api/v1/series", v, &body); err != nil || body.Status != "success" || len(body.Data) == 0 || len(body.Data) > scopeLimit {
+		return nil
+	}
+	series, err := c.rangeQuery(ctx, rangeSel, start, end, step)
+	if err != nil {
+		return nil
+	}
+	return series
 }
 
 func defaultStep(start, end time.Time) time.Duration {
