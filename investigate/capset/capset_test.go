@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -51,7 +50,7 @@ func TestBuildOffersTheToolsOfTheConfiguredMCPServers(t *testing.T) {
 	simB, err := k8smcp.New(s, k8smcp.Options{})
 	require.NoError(t, err)
 	var unauthorized atomic.Int64
-	sse := server.NewSSEServer(simB.MCPServer())
+	sse := simB.SSEHandler()
 	srvB := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+token {
 			unauthorized.Add(1)
@@ -61,7 +60,6 @@ func TestBuildOffersTheToolsOfTheConfiguredMCPServers(t *testing.T) {
 		sse.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srvB.Close)
-	t.Cleanup(func() { _ = sse.Shutdown(context.Background()) })
 
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")

@@ -312,60 +312,17 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	// The connection outlives the call that opened it: it gets its own
 	// context, cancelled when the session closes.
 	life, cancel := context.WithCancel(context.Background())
-	var tr transport.Interface
-	switch c.cfg.Transport() {
-	case TransportStdio:
-		tr = transport.NewStdioWithOptions(c.cfg.Command, nil, c.cfg.Args,
-			transport.WithCommandFunc(c.command),
-			transport.WithCommandLogger(c.opts.Logger))
-	case TransportSSE:
-		h, err := c.headers()
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		hc := &http.Client{Transport: &capTransport{base: c.opts.HTTPTransport, max: c.opts.MaxResponseBytes}}
-		t, err := transport.NewSSE(c.cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(h), transport.WithSSELogger(c.opts.Logger))
-		if err != nil {
-			cancel()
-			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, "mcp server "+c.cfg.Name+": url", err)
-		}
-		tr = t
-	default:
-		h, err := c.headers()
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		hc := &http.Client{Transport: &capTransport{base: c.opts.HTTPTransport, max: c.opts.MaxResponseBytes}}
-		t, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPBasicClient(hc),
-			transport.WithHTTPHeaders(h), transport.WithHTTPLogger(c.opts.Logger))
-		if err != nil {
-			cancel()
-			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, "mcp server "+c.cfg.Name+": url", err)
-		}
-		tr = t
-	}
-	cli := client.NewClient(tr)
-	fail := func(stage string, err error) (*session, error) {
-		_ = cli.Close()
-		cancel()
-		return nil, c.classify(ctx, err, stage)
-	}
-	if err := cli.Start(life); err != nil {
-		return fail("start", err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "autoheal", Version: c.opts.ClientVersion}
-	res, err := cli.Initialize(ctx, init)
+	cli, res, err := c.handshake(ctx, life)
 	if err != nil {
-		return fail("initialize", err)
+		cancel()
+		return nil, err
 	}
 	c.lists.Add(1)
 	lt, err := cli.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
-		return fail("tools/list", err)
+		_ = cli.Close()
+		cancel()
+		return nil, c.classify(ctx, err, "tools/list")
 	}
 	s := &session{cli: cli, cancel: cancel, tools: map[string]Tool{}, server: res.ServerInfo.Name}
 	for i, t := range lt.Tools {
@@ -394,6 +351,39 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	c.opts.Logger.Info("mcp server connected", "server", c.cfg.Name, "transport", c.cfg.Transport(),
 		"server_name", res.ServerInfo.Name, "protocol", res.ProtocolVersion, "tools", len(s.order))
 	return s, nil
+}
+
+// transport builds a fresh transport of the configured kind.
+func (c *Client) transport() (transport.Interface, error) {
+	switch c.cfg.Transport() {
+	case TransportStdio:
+		return transport.NewStdioWithOptions(c.cfg.Command, nil, c.cfg.Args,
+			transport.WithCommandFunc(c.command),
+			transport.WithCommandLogger(c.opts.Logger)), nil
+	case TransportSSE:
+		h, err := c.headers()
+		if err != nil {
+			return nil, err
+		}
+		hc := &http.Client{Transport: &capTransport{base: c.opts.HTTPTransport, max: c.opts.MaxResponseBytes}}
+		t, err := transport.NewSSE(c.cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(h), transport.WithSSELogger(c.opts.Logger))
+		if err != nil {
+			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, "mcp server "+c.cfg.Name+": url", err)
+		}
+		return t, nil
+	default:
+		h, err := c.headers()
+		if err != nil {
+			return nil, err
+		}
+		hc := &http.Client{Transport: &capTransport{base: c.opts.HTTPTransport, max: c.opts.MaxResponseBytes}}
+		t, err := transport.NewStreamableHTTP(c.cfg.URL, transport.WithHTTPBasicClient(hc),
+			transport.WithHTTPHeaders(h), transport.WithHTTPLogger(c.opts.Logger))
+		if err != nil {
+			return nil, investigate.NewToolError(investigate.ErrKindNotConfigured, "mcp server "+c.cfg.Name+": url", err)
+		}
+		return t, nil
+	}
 }
 
 // command builds the stdio child with a scrubbed environment: mcp-go's

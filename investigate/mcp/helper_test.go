@@ -34,10 +34,17 @@ func TestMain(m *testing.M) {
 //	crash-once <marker>   like serve, but the first process to receive a
 //	                      tools/call exits without answering (the marker
 //	                      file records how many processes started)
+//	k8s-sim <dir> [v,...]  the Kubernetes simulator (go-sdk) for a scenario
+//	                      over stdio, optionally narrowed to protocol versions
+//	k8s-sim-http <dir>    the same over stateful streamable HTTP: prints
+//	                      its URL and serves until stdin closes
 func runHelper(args []string) int {
 	mode := "serve"
 	if len(args) > 0 {
 		mode = args[0]
+	}
+	if mode == helperK8s || mode == helperK8sHTTP {
+		return runK8sSim(mode, args[1:])
 	}
 	var crash func()
 	if mode == "crash-once" && len(args) > 1 {

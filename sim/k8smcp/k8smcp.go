@@ -11,6 +11,7 @@ package k8smcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +24,7 @@ import (
 	"sync"
 	"time"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sim"
@@ -59,23 +59,31 @@ type Options struct {
 	// resources_create_or_update, resources_delete) and configuration_view,
 	// with the real server's annotations. Their handlers change nothing.
 	Unsafe bool
-	// Stateless serves the 2026-07-28 stateless protocol too; by default the
-	// server speaks the session-based versions (initialize handshake,
-	// Mcp-Session-Id) as deployed kubernetes-mcp-server releases do.
+	// Stateless serves streamable HTTP as the real server's --stateless:
+	// no Mcp-Session-Id, every request on its own, and the 2026-07-28
+	// protocol (server/discover) besides the handshake-based versions. By
+	// default the handler is stateful like a deployed server, and refuses
+	// 2026-07-28 requests as the go-sdk does.
 	Stateless bool
+	// ProtocolVersions narrows the versions the server negotiates (the
+	// go-sdk's ServerOptions.SupportedProtocolVersions): a server built on
+	// an older SDK, or one that speaks only the newest protocol.
+	ProtocolVersions []string
 	// Latency delays every tool call (benchmarks); a cancelled request
 	// returns at once.
 	Latency time.Duration
 	Logger  *slog.Logger
 }
 
-// Server is a simulated kubernetes-mcp-server; safe for concurrent use.
+// Server is a simulated kubernetes-mcp-server on the MCP go-sdk, the SDK
+// the real server is built on; safe for concurrent use.
 type Server struct {
-	opts Options
-	now  func() time.Time
-	st   *store
-	logs map[string][]logLine
-	mcp  *server.MCPServer
+	opts  Options
+	now   func() time.Time
+	st    *store
+	logs  map[string][]logLine
+	mcp   *mcp.Server
+	tools []string // names, sorted
 
 	handlerOnce sync.Once
 	handler     http.Handler
@@ -92,6 +100,11 @@ func New(s *scenario.Scenario, opts Options) (*Server, error) {
 	case OutputYAML, OutputTable, OutputJSON:
 	default:
 		return nil, fmt.Errorf("k8smcp: list output %q: want yaml, table or json", opts.ListOutput)
+	}
+	for _, v := range opts.ProtocolVersions {
+		if !slicesContains(mcp.SupportedProtocolVersions(), v) {
+			return nil, fmt.Errorf("k8smcp: protocol version %q: the go-sdk supports %v", v, mcp.SupportedProtocolVersions())
+		}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -111,44 +124,62 @@ func New(s *scenario.Scenario, opts Options) (*Server, error) {
 		}
 		return clock
 	}
-	hooks := &server.Hooks{}
-	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcpgo.ListToolsRequest, res *mcpgo.ListToolsResult) {
-		var names []string
-		for _, t := range res.Tools {
-			names = append(names, t.Name)
+	srv.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: "0.0.0-sim"},
+		&mcp.ServerOptions{Logger: opts.Logger, SupportedProtocolVersions: opts.ProtocolVersions})
+	srv.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if lt, ok := res.(*mcp.ListToolsResult); ok && err == nil && method == "tools/list" {
+				var names []string
+				for _, t := range lt.Tools {
+					names = append(names, t.Name)
+				}
+				opts.Transcript.Record(ServiceName, "tools/list", nil, map[string]any{"tools": names})
+			}
+			return res, err
 		}
-		opts.Transcript.Record(ServiceName, "tools/list", nil, map[string]any{"tools": names})
 	})
-	srv.mcp = server.NewMCPServer(ServerName, "0.0.0-sim", server.WithToolCapabilities(false), server.WithHooks(hooks), server.WithRecovery())
 	srv.addTools()
 	return srv, nil
 }
 
-// MCPServer is the underlying mcp-go server.
-func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
 
 // Handler serves MCP over streamable HTTP (mount it at any path). Every
 // call returns the same handler, which holds the sessions.
 func (s *Server) Handler() http.Handler {
 	s.handlerOnce.Do(func() {
-		var opts []server.StreamableHTTPOption
-		if !s.opts.Stateless {
-			opts = append(opts, server.WithStateful(true), server.WithStreamableHTTPProtocolVersions(
-				mcpgo.ProtocolVersion20251125, mcpgo.ProtocolVersion20250618, mcpgo.ProtocolVersion20250326))
-		}
-		s.handler = server.NewStreamableHTTPServer(s.mcp, opts...)
+		s.handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+			&mcp.StreamableHTTPOptions{Stateless: s.opts.Stateless, Logger: s.opts.Logger})
 	})
 	return s.handler
 }
 
+// SSEHandler serves MCP over the older HTTP+SSE transport, as the real
+// server's /sse endpoint.
+func (s *Server) SSEHandler() http.Handler {
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+}
+
 // Serve serves MCP over stdio-like streams until ctx ends or in closes.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	err := server.NewStdioServer(s.mcp).Listen(ctx, in, out)
-	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)) {
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed)) {
 		return nil
 	}
 	return err
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // ServeStdio loads the scenario in dir and serves it over in/out (the
 // `bot sim k8s-mcp --stdio --scenario DIR` subcommand).
@@ -196,10 +227,51 @@ func StartWith(s *scenario.Scenario, opts Options) (url string, closeFn func(), 
 
 // --- tools -----------------------------------------------------------------
 
+// Argument descriptions and patterns as the real server's tools/list prints them.
 const (
-	labelSelectorDesc = "Optional Kubernetes label selector (e.g. 'app=myapp,env=prod' or 'app in (myapp,yourapp)'), use this option when you want to filter the pods by label"
-	fieldSelectorDesc = "Optional Kubernetes field selector to filter pods by field values (e.g. 'status.phase=Running', 'spec.nodeName=node1')."
-	apiVersionNote    = "(common apiVersion and kind include: v1 Pod, v1 Service, v1 Node, apps/v1 Deployment, networking.k8s.io/v1 Ingress)"
+	labelSelectorDesc      = "Optional Kubernetes label selector (e.g. 'app=myapp,env=prod' or 'app in (myapp,yourapp)'), use this option when you want to filter the pods by label"
+	labelSelectorPattern   = `^([/_.\\-A-Za-z0-9=, ()!])+$`
+	fieldSelectorPattern   = `^[.\\-A-Za-z0-9]+([=!,]{1,2}[./\\-A-Za-z0-9]+)+$`
+	fieldSelectorDocs      = " See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors/"
+	podFields              = "metadata.name, metadata.namespace, spec.nodeName, spec.restartPolicy, spec.schedulerName, spec.serviceAccountName, status.phase (Pending/Running/Succeeded/Failed/Unknown), status.podIP, status.nominatedNodeName"
+	podFieldSelectorDesc   = "Optional Kubernetes field selector to filter pods by field values (e.g. 'status.phase=Running', 'spec.nodeName=node1'). Supported fields: " + podFields + ". Note: CrashLoopBackOff is a container state, not a pod phase, so it cannot be filtered directly." + fieldSelectorDocs
+	resourceFieldSelDesc   = "Optional Kubernetes field selector to filter resources by field values (e.g. 'status.phase=Running', 'metadata.name=myresource'). Supported fields vary by resource type. For Pods: " + podFields + "." + fieldSelectorDocs
+	eventFieldSelectorDesc = "Optional Kubernetes field selector to filter events by field values (e.g. 'type=Warning', 'involvedObject.name=my-pod'). Supported fields: involvedObject.kind, involvedObject.name, involvedObject.namespace, involvedObject.uid, involvedObject.apiVersion, involvedObject.resourceVersion, involvedObject.fieldPath, reason, reportingComponent, source, type." + fieldSelectorDocs
+	nsFieldSelectorDesc    = "Optional Kubernetes field selector to filter namespaces by field values (e.g. 'metadata.name=default', 'status.phase=Active'). Supported fields: metadata.name, status.phase." + fieldSelectorDocs
+	apiVersionNote         = "(common apiVersion and kind include: v1 Pod, v1 Service, v1 Node, apps/v1 Deployment, networking.k8s.io/v1 Ingress)"
+)
+
+// prop is one property of an input schema.
+func prop(typ, desc string, extra ...string) string {
+	p := `{"type":"` + typ + `","description":` + quote(desc)
+	for i := 0; i+1 < len(extra); i += 2 {
+		p += `,"` + extra[i] + `":` + extra[i+1]
+	}
+	return p + "}"
+}
+
+// objectSchema is an input schema: {"type":"object","properties":{...},"required":[...]}.
+func objectSchema(props []string, required ...string) string {
+	out := `{"type":"object","properties":{`
+	for i := 0; i+1 < len(props); i += 2 {
+		if i > 0 {
+			out += ","
+		}
+		out += quote(props[i]) + ":" + props[i+1]
+	}
+	out += "}"
+	if len(required) > 0 {
+		b, _ := json.Marshal(required)
+		out += `,"required":` + string(b)
+	}
+	return out + "}"
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+var (
+	labelSelectorProp = prop("string", labelSelectorDesc, "pattern", quote(labelSelectorPattern))
+	podFieldProp      = prop("string", podFieldSelectorDesc, "pattern", quote(fieldSelectorPattern))
 )
 
 type toolDef struct {
@@ -207,7 +279,23 @@ type toolDef struct {
 	schema            string
 	readOnly          bool
 	destructive       bool
-	handler           func(context.Context, mcpgo.CallToolRequest) (string, error)
+	idempotent        bool
+	handler           func(context.Context, args) (string, error)
+}
+
+// args are a call's arguments as the real server reads them: a JSON object
+// decoded into a map, values taken only when they have the expected type.
+type args map[string]any
+
+func (a args) str(k string) string { v, _ := a[k].(string); return v }
+
+func (a args) boolean(k string) bool { v, _ := a[k].(bool); return v }
+
+func (a args) integer(k string, def int) int {
+	if v, ok := a[k].(float64); ok {
+		return int(v)
+	}
+	return def
 }
 
 func (s *Server) addTools() {
@@ -219,15 +307,18 @@ func (s *Server) addTools() {
 			s.add(d)
 		}
 	}
+	sort.Strings(s.tools)
 }
 
+// add registers a tool as the real server converts its tools for the
+// go-sdk: the title on the tool and in its annotations, openWorldHint, and
+// one text content (the error text with isError on failure).
 func (s *Server) add(d toolDef) {
-	t := mcpgo.NewToolWithRawSchema(d.name, d.desc, []byte(d.schema))
-	t.Annotations = mcpgo.ToolAnnotation{Title: d.title, OpenWorldHint: mcpgo.ToBoolPtr(true), DestructiveHint: mcpgo.ToBoolPtr(d.destructive)}
-	if d.readOnly {
-		t.Annotations.ReadOnlyHint = mcpgo.ToBoolPtr(true)
-	}
-	s.mcp.AddTool(t, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+	t := &mcp.Tool{Name: d.name, Title: d.title, Description: d.desc, InputSchema: json.RawMessage(d.schema),
+		Annotations: &mcp.ToolAnnotations{Title: d.title, ReadOnlyHint: d.readOnly, DestructiveHint: &d.destructive,
+			IdempotentHint: d.idempotent, OpenWorldHint: &openWorld}}
+	s.tools = append(s.tools, d.name)
+	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if s.opts.Latency > 0 {
 			select {
 			case <-time.After(s.opts.Latency):
@@ -235,20 +326,28 @@ func (s *Server) add(d toolDef) {
 				return nil, ctx.Err()
 			}
 		}
-		text, err := d.handler(ctx, req)
+		var a args
+		if raw := req.Params.Arguments; len(raw) > 0 {
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, fmt.Errorf("failed to unmarshal tool call arguments: %w for tool %s", err, d.name)
+			}
+		}
+		text, err := d.handler(ctx, a)
 		rec := map[string]any{}
-		var res *mcpgo.CallToolResult
+		res := &mcp.CallToolResult{}
 		if err != nil {
-			res = mcpgo.NewToolResultError(err.Error())
+			res.IsError, res.Content = true, []mcp.Content{&mcp.TextContent{Text: err.Error()}}
 			rec["is_error"], rec["text"] = true, err.Error()
 		} else {
-			res = mcpgo.NewToolResultText(text)
+			res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 			rec["text"] = clip(text, maxTranscriptText)
 		}
-		s.opts.Transcript.Record(ServiceName, "tools/call "+d.name, req.GetArguments(), rec)
+		s.opts.Transcript.Record(ServiceName, "tools/call "+d.name, map[string]any(a), rec)
 		return res, nil
 	})
 }
+
+var openWorld = true
 
 func clip(s string, n int) string {
 	if len(s) <= n {
@@ -261,8 +360,8 @@ func (s *Server) readOnlyTools() []toolDef {
 	return []toolDef{
 		{name: "pods_list", title: "Pods: List", readOnly: true,
 			desc:   "List all the Kubernetes pods in the current cluster from all namespaces",
-			schema: `{"type":"object","properties":{"labelSelector":{"type":"string","description":"` + labelSelectorDesc + `","pattern":"([A-Za-z0-9][-A-Za-z0-9_./]*)?[A-Za-z0-9]"},"fieldSelector":{"type":"string","description":"` + fieldSelectorDesc + `"}}}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
+			schema: objectSchema([]string{"fieldSelector", podFieldProp, "labelSelector", labelSelectorProp}),
+			handler: func(_ context.Context, r args) (string, error) {
 				objs, err := s.selectObjects(query{Kind: "Pod"}, r)
 				if err != nil {
 					return "", fmt.Errorf("failed to list pods in all namespaces: %w", err)
@@ -270,10 +369,11 @@ func (s *Server) readOnlyTools() []toolDef {
 				return s.printList(objs)
 			}},
 		{name: "pods_list_in_namespace", title: "Pods: List in Namespace", readOnly: true,
-			desc:   "List all the Kubernetes pods in the specified namespace in the current cluster",
-			schema: `{"type":"object","properties":{"namespace":{"type":"string","description":"Namespace to list pods from"},"labelSelector":{"type":"string","description":"` + labelSelectorDesc + `","pattern":"([A-Za-z0-9][-A-Za-z0-9_./]*)?[A-Za-z0-9]"},"fieldSelector":{"type":"string","description":"` + fieldSelectorDesc + `"}},"required":["namespace"]}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				ns := r.GetString("namespace", "")
+			desc: "List all the Kubernetes pods in the specified namespace in the current cluster",
+			schema: objectSchema([]string{"fieldSelector", podFieldProp, "labelSelector", labelSelectorProp,
+				"namespace", prop("string", "Namespace to list pods from")}, "namespace"),
+			handler: func(_ context.Context, r args) (string, error) {
+				ns := r.str("namespace")
 				if ns == "" {
 					return "", errors.New("failed to list pods in namespace: missing argument namespace")
 				}
@@ -285,9 +385,9 @@ func (s *Server) readOnlyTools() []toolDef {
 			}},
 		{name: "pods_get", title: "Pods: Get", readOnly: true,
 			desc:   "Get a Kubernetes Pod in the current or provided namespace with the provided name",
-			schema: `{"type":"object","properties":{"namespace":{"type":"string","description":"Namespace to get the Pod from"},"name":{"type":"string","description":"Name of the Pod"}},"required":["name"]}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				name, ns := r.GetString("name", ""), r.GetString("namespace", "")
+			schema: objectSchema([]string{"name", prop("string", "Name of the Pod"), "namespace", prop("string", "Namespace to get the Pod from")}, "name"),
+			handler: func(_ context.Context, r args) (string, error) {
+				name, ns := r.str("name"), r.str("namespace")
 				if name == "" {
 					return "", errors.New("failed to get pod, missing argument name")
 				}
@@ -298,14 +398,17 @@ func (s *Server) readOnlyTools() []toolDef {
 				return marshalYAML(p.Raw)
 			}},
 		{name: "pods_log", title: "Pods: Log", readOnly: true,
-			desc:   "Get the logs of a Kubernetes Pod in the current or provided namespace with the provided name",
-			schema: `{"type":"object","properties":{"namespace":{"type":"string","description":"Namespace to get the Pod logs from"},"name":{"type":"string","description":"Name of the Pod to get the logs from"},"container":{"type":"string","description":"Name of the Pod container to get the logs from (Optional)"},"tail":{"type":"integer","description":"Number of lines to retrieve from the end of the logs (Optional, default: 100)","default":100,"minimum":0},"previous":{"type":"boolean","description":"Return previous terminated container logs (Optional)"}},"required":["name"]}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				name, ns := r.GetString("name", ""), r.GetString("namespace", "")
+			desc: "Get the logs of a Kubernetes Pod in the current or provided namespace with the provided name",
+			schema: objectSchema([]string{"container", prop("string", "Name of the Pod container to get the logs from (Optional)"),
+				"name", prop("string", "Name of the Pod to get the logs from"), "namespace", prop("string", "Namespace to get the Pod logs from"),
+				"previous", prop("boolean", "Return previous terminated container logs (Optional)"),
+				"tail", prop("integer", "Number of lines to retrieve from the end of the logs (Optional, default: 100)", "default", "100", "minimum", "0")}, "name"),
+			handler: func(_ context.Context, r args) (string, error) {
+				name, ns := r.str("name"), r.str("namespace")
 				if name == "" {
 					return "", errors.New("failed to get pod log, missing argument name")
 				}
-				tail := r.GetInt("tail", DefaultTailLines)
+				tail := r.integer("tail", DefaultTailLines)
 				if tail <= 0 {
 					tail = DefaultTailLines
 				}
@@ -314,7 +417,7 @@ func (s *Server) readOnlyTools() []toolDef {
 				if err != nil {
 					return "", fmt.Errorf("failed to get pod %s log in namespace %s: %w", name, ns, err)
 				}
-				lines, err := s.podLog(p, r.GetString("container", ""), r.GetBool("previous", false), tail)
+				lines, err := s.podLog(p, r.str("container"), r.boolean("previous"), tail)
 				if err != nil {
 					return "", fmt.Errorf("failed to get pod %s log in namespace %s: %w", name, p.Namespace, err)
 				}
@@ -324,10 +427,14 @@ func (s *Server) readOnlyTools() []toolDef {
 				return strings.Join(lines, "\n") + "\n", nil
 			}},
 		{name: "events_list", title: "Events: List", readOnly: true,
-			desc:   "List Kubernetes events (warnings, errors, state changes) for debugging and troubleshooting in the current cluster from all namespaces",
-			schema: `{"type":"object","properties":{"namespace":{"type":"string","description":"Optional Namespace to retrieve the events from. If not provided, will list events from all namespaces"}}}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				evs := s.st.find(query{Kind: "Event", Namespace: r.GetString("namespace", "")})
+			desc: "List Kubernetes events (warnings, errors, state changes) for debugging and troubleshooting in the current cluster from all namespaces",
+			schema: objectSchema([]string{"fieldSelector", prop("string", eventFieldSelectorDesc, "pattern", quote(fieldSelectorPattern)),
+				"namespace", prop("string", "Optional Namespace to retrieve the events from. If not provided, will list events from all namespaces")}),
+			handler: func(_ context.Context, r args) (string, error) {
+				evs, err := s.selectObjects(query{Kind: "Event", Namespace: r.str("namespace")}, r)
+				if err != nil {
+					return "", fmt.Errorf("failed to list events in all namespaces: %w", err)
+				}
 				if len(evs) == 0 {
 					return "# No events found", nil
 				}
@@ -354,38 +461,54 @@ func (s *Server) readOnlyTools() []toolDef {
 			}},
 		{name: "namespaces_list", title: "Namespaces: List", readOnly: true,
 			desc:   "List all the Kubernetes namespaces in the current cluster",
-			schema: `{"type":"object","properties":{}}`,
-			handler: func(context.Context, mcpgo.CallToolRequest) (string, error) {
+			schema: objectSchema([]string{"fieldSelector", prop("string", nsFieldSelectorDesc, "pattern", quote(fieldSelectorPattern))}),
+			handler: func(_ context.Context, r args) (string, error) {
+				fields, err := parseFieldSelector(r.str("fieldSelector"))
+				if err != nil {
+					return "", fmt.Errorf("failed to list namespaces: %w", err)
+				}
 				var objs []*object
 				for _, n := range s.st.namespaces() {
-					objs = append(objs, &object{APIVersion: "v1", Kind: "Namespace", Name: n, Labels: map[string]string{"kubernetes.io/metadata.name": n},
+					o := &object{APIVersion: "v1", Kind: "Namespace", Name: n, Labels: map[string]string{"kubernetes.io/metadata.name": n},
 						Raw: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": n,
-							"labels": map[string]any{"kubernetes.io/metadata.name": n}}, "status": map[string]any{"phase": "Active"}}})
+							"labels": map[string]any{"kubernetes.io/metadata.name": n}}, "status": map[string]any{"phase": "Active"}}}
+					if matchFields(fields, o) {
+						objs = append(objs, o)
+					}
 				}
 				return s.printList(objs)
 			}},
 		{name: "resources_list", title: "Resources: List", readOnly: true,
-			desc:   "List Kubernetes resources and objects in the current cluster by providing their apiVersion and kind and optionally the namespace and label selector\n" + apiVersionNote,
-			schema: `{"type":"object","properties":{"apiVersion":{"type":"string","description":"apiVersion of the resources (examples of valid apiVersion are: v1, apps/v1, networking.k8s.io/v1)"},"kind":{"type":"string","description":"kind of the resources (examples of valid kind are: Pod, Service, Deployment, Ingress)"},"namespace":{"type":"string","description":"Optional Namespace to retrieve the namespaced resources from (ignored in case of cluster scoped resources). If not provided, will list resources from all namespaces"},"labelSelector":{"type":"string","description":"` + labelSelectorDesc + `","pattern":"([A-Za-z0-9][-A-Za-z0-9_./]*)?[A-Za-z0-9]"},"fieldSelector":{"type":"string","description":"` + fieldSelectorDesc + `"}},"required":["apiVersion","kind"]}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				api, kind := r.GetString("apiVersion", ""), r.GetString("kind", "")
+			desc: "List Kubernetes resources and objects in the current cluster by providing their apiVersion and kind and optionally the namespace and label selector\n" + apiVersionNote,
+			schema: objectSchema([]string{"apiVersion", prop("string", "apiVersion of the resources (examples of valid apiVersion are: v1, apps/v1, networking.k8s.io/v1)"),
+				"fieldSelector", prop("string", resourceFieldSelDesc, "pattern", quote(fieldSelectorPattern)),
+				"kind", prop("string", "kind of the resources (examples of valid kind are: Pod, Service, Deployment, Ingress)"),
+				"labelSelector", prop("string", strings.Replace(labelSelectorDesc, "the pods", "the resources", 1), "pattern", quote(labelSelectorPattern)),
+				"namespace", prop("string", "Optional Namespace to retrieve the namespaced resources from (ignored in case of cluster scoped resources). If not provided, will list resources from all namespaces")},
+				"apiVersion", "kind"),
+			handler: func(_ context.Context, r args) (string, error) {
+				api, kind := r.str("apiVersion"), r.str("kind")
 				if api == "" {
 					return "", errors.New("failed to list resources, missing argument apiVersion")
 				}
 				if kind == "" {
 					return "", errors.New("failed to list resources, missing argument kind")
 				}
-				objs, err := s.selectObjects(query{APIVersion: api, Kind: kind, Namespace: r.GetString("namespace", "")}, r)
+				objs, err := s.selectObjects(query{APIVersion: api, Kind: kind, Namespace: r.str("namespace")}, r)
 				if err != nil {
 					return "", fmt.Errorf("failed to list resources: %w", err)
 				}
 				return s.printList(objs)
 			}},
 		{name: "resources_get", title: "Resources: Get", readOnly: true,
-			desc:   "Get a Kubernetes resource in the current cluster by providing its apiVersion, kind, optionally the namespace, and its name\n" + apiVersionNote,
-			schema: `{"type":"object","properties":{"apiVersion":{"type":"string","description":"apiVersion of the resource (examples of valid apiVersion are: v1, apps/v1, networking.k8s.io/v1)"},"kind":{"type":"string","description":"kind of the resource (examples of valid kind are: Pod, Service, Deployment, Ingress)"},"namespace":{"type":"string","description":"Optional Namespace to retrieve the namespaced resource from (ignored in case of cluster scoped resources). If not provided, will get resource from configured namespace"},"name":{"type":"string","description":"Name of the resource"}},"required":["apiVersion","kind","name"]}`,
-			handler: func(_ context.Context, r mcpgo.CallToolRequest) (string, error) {
-				api, kind, name := r.GetString("apiVersion", ""), r.GetString("kind", ""), r.GetString("name", "")
+			desc: "Get a Kubernetes resource in the current cluster by providing its apiVersion, kind, optionally the namespace, and its name\n" + apiVersionNote,
+			schema: objectSchema([]string{"apiVersion", prop("string", "apiVersion of the resource (examples of valid apiVersion are: v1, apps/v1, networking.k8s.io/v1)"),
+				"kind", prop("string", "kind of the resource (examples of valid kind are: Pod, Service, Deployment, Ingress)"),
+				"name", prop("string", "Name of the resource"),
+				"namespace", prop("string", "Optional Namespace to retrieve the namespaced resource from (ignored in case of cluster scoped resources). If not provided, will get resource from configured namespace")},
+				"apiVersion", "kind", "name"),
+			handler: func(_ context.Context, r args) (string, error) {
+				api, kind, name := r.str("apiVersion"), r.str("kind"), r.str("name")
 				switch {
 				case api == "":
 					return "", errors.New("failed to get resource, missing argument apiVersion")
@@ -394,7 +517,7 @@ func (s *Server) readOnlyTools() []toolDef {
 				case name == "":
 					return "", errors.New("failed to get resource, missing argument name")
 				}
-				o, err := s.one(kind, api, r.GetString("namespace", ""), name)
+				o, err := s.one(kind, api, r.str("namespace"), name)
 				if err != nil {
 					return "", fmt.Errorf("failed to get resource: %w", err)
 				}
@@ -404,13 +527,13 @@ func (s *Server) readOnlyTools() []toolDef {
 }
 
 func (s *Server) writeTools() []toolDef {
-	refuse := func(what string) func(context.Context, mcpgo.CallToolRequest) (string, error) {
-		return func(context.Context, mcpgo.CallToolRequest) (string, error) {
+	refuse := func(what string) func(context.Context, args) (string, error) {
+		return func(context.Context, args) (string, error) {
 			return what + " (simulated: nothing was changed)", nil
 		}
 	}
 	return []toolDef{
-		{name: "pods_delete", title: "Pods: Delete", destructive: true,
+		{name: "pods_delete", title: "Pods: Delete", destructive: true, idempotent: true,
 			desc:    "Delete a Kubernetes Pod in the current or provided namespace with the provided name",
 			schema:  `{"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"}},"required":["name"]}`,
 			handler: refuse("Pod deleted successfully")},
@@ -422,11 +545,11 @@ func (s *Server) writeTools() []toolDef {
 			desc:    "Execute a command in a Kubernetes Pod in the current or provided namespace with the provided name and command",
 			schema:  `{"type":"object","properties":{"namespace":{"type":"string"},"name":{"type":"string"},"command":{"type":"array","items":{"type":"string"}},"container":{"type":"string"}},"required":["name","command"]}`,
 			handler: refuse("")},
-		{name: "resources_create_or_update", title: "Resources: Create or Update", destructive: true,
+		{name: "resources_create_or_update", title: "Resources: Create or Update", destructive: true, idempotent: true,
 			desc:    "Create or update a Kubernetes resource via Server-Side Apply.\n" + apiVersionNote,
 			schema:  `{"type":"object","properties":{"resource":{"type":"string"},"namespace":{"type":"string"}},"required":["resource"]}`,
 			handler: refuse("# The following resources (YAML) have been created or updated successfully")},
-		{name: "resources_delete", title: "Resources: Delete", destructive: true,
+		{name: "resources_delete", title: "Resources: Delete", destructive: true, idempotent: true,
 			desc:    "Delete a Kubernetes resource in the current cluster by providing its apiVersion, kind, optionally the namespace, and its name\n" + apiVersionNote,
 			schema:  `{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"namespace":{"type":"string"},"name":{"type":"string"}},"required":["apiVersion","kind","name"]}`,
 			handler: refuse("Resource deleted successfully")},
@@ -438,12 +561,12 @@ func (s *Server) writeTools() []toolDef {
 }
 
 // selectObjects applies the labelSelector and fieldSelector arguments.
-func (s *Server) selectObjects(q query, r mcpgo.CallToolRequest) ([]*object, error) {
+func (s *Server) selectObjects(q query, r args) ([]*object, error) {
 	var err error
-	if q.Labels, err = parseLabelSelector(r.GetString("labelSelector", "")); err != nil {
+	if q.Labels, err = parseLabelSelector(r.str("labelSelector")); err != nil {
 		return nil, err
 	}
-	if q.Fields, err = parseFieldSelector(r.GetString("fieldSelector", "")); err != nil {
+	if q.Fields, err = parseFieldSelector(r.str("fieldSelector")); err != nil {
 		return nil, err
 	}
 	return s.st.find(q), nil
@@ -483,11 +606,4 @@ func resourceName(kind, api string) string {
 }
 
 // ToolNames lists the tools the server offers, sorted.
-func (s *Server) ToolNames() []string {
-	var out []string
-	for n := range s.mcp.ListTools() {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func (s *Server) ToolNames() []string { return append([]string(nil), s.tools...) }

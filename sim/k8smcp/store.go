@@ -238,21 +238,27 @@ type fieldReq struct {
 }
 
 // fieldPaths are the field selector paths the API server supports for pods
-// (and metadata.* for every kind).
+// and events (and metadata.* for every kind).
 var fieldPaths = map[string][]string{
-	"metadata.name":            {"metadata", "name"},
-	"metadata.namespace":       {"metadata", "namespace"},
-	"spec.nodeName":            {"spec", "nodeName"},
-	"spec.restartPolicy":       {"spec", "restartPolicy"},
-	"spec.schedulerName":       {"spec", "schedulerName"},
-	"spec.serviceAccountName":  {"spec", "serviceAccountName"},
-	"status.phase":             {"status", "phase"},
-	"status.podIP":             {"status", "podIP"},
-	"status.nominatedNodeName": {"status", "nominatedNodeName"},
-	"involvedObject.name":      {"involvedObject", "name"},
-	"involvedObject.kind":      {"involvedObject", "kind"},
-	"reason":                   {"reason"},
-	"type":                     {"type"},
+	"metadata.name":             {"metadata", "name"},
+	"metadata.namespace":        {"metadata", "namespace"},
+	"spec.nodeName":             {"spec", "nodeName"},
+	"spec.restartPolicy":        {"spec", "restartPolicy"},
+	"spec.schedulerName":        {"spec", "schedulerName"},
+	"spec.serviceAccountName":   {"spec", "serviceAccountName"},
+	"status.phase":              {"status", "phase"},
+	"status.podIP":              {"status", "podIP"},
+	"status.nominatedNodeName":  {"status", "nominatedNodeName"},
+	"involvedObject.name":       {"involvedObject", "name"},
+	"involvedObject.kind":       {"involvedObject", "kind"},
+	"involvedObject.namespace":  {"involvedObject", "namespace"},
+	"involvedObject.uid":        {"involvedObject", "uid"},
+	"involvedObject.apiVersion": {"involvedObject", "apiVersion"},
+	"involvedObject.fieldPath":  {"involvedObject", "fieldPath"},
+	"reason":                    {"reason"},
+	"reportingComponent":        {"reportingComponent"},
+	"source":                    {"source", "component"},
+	"type":                      {"type"},
 }
 
 func parseFieldSelector(s string) ([]fieldReq, error) {
