@@ -15,6 +15,7 @@ import (
 	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/render"
 	"github.com/autoheal/autoheal/sessions"
 )
@@ -67,6 +68,8 @@ type RefireRequest struct {
 	// Settings is the thread's resolved session (repo, github_token…),
 	// its endpoint groups bound.
 	Settings config.Settings
+	// Guard checks the connections to a github_api_url a user set.
+	Guard *httpc.Guard
 }
 
 // Metrics receives the worker's counters (*metrics.Registry).
@@ -76,6 +79,8 @@ type Metrics interface {
 	// SlackEventShed counts an acknowledged Slack event dropped because its
 	// lane's queue was full.
 	SlackEventShed(lane string)
+	// SettingRefused counts a refused setting change by key and reason.
+	SettingRefused(key, reason string)
 }
 
 type noMetrics struct{}
@@ -83,6 +88,7 @@ type noMetrics struct{}
 func (noMetrics) InvestigationDone(string, string, string, time.Duration) {}
 func (noMetrics) IncidentEvent(string)                                    {}
 func (noMetrics) SlackEventShed(string)                                   {}
+func (noMetrics) SettingRefused(string, string)                           {}
 
 const (
 	rootLockTTL   = 20 * time.Second
@@ -416,7 +422,7 @@ func (b *Bot) refirePR(ctx context.Context, invID string, reinvestigated bool, j
 		return
 	}
 	note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, Reinvestigated: reinvestigated,
-		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: resolved.Settings()})
+		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: resolved.Settings(), Guard: b.guard})
 	if err != nil {
 		log.Warn("re-fire: pull request not converged", "err", b.o.Redactor.String(err.Error()))
 	}

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
 
+	"github.com/autoheal/autoheal/access"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/sessions"
@@ -78,6 +81,18 @@ type Options struct {
 	Issues IssueCreator
 	// Approvers authorizes Approve and Reject clicks; nil authorizes nobody.
 	Approvers Authorizer
+	// Admins may change *_url settings and credentials for a whole channel
+	// (AUTOHEAL_ADMINS); empty: nobody may. Their user groups are resolved
+	// over the Slack API.
+	Admins access.List
+	// AllowedHosts are the hosts thread settings may point a URL at, and
+	// the only ones a user-supplied URL may reach at an internal address
+	// (AUTOHEAL_ALLOWED_HOSTS: names, IPs, *.domain). The hosts of Env's
+	// URLs are always allowed.
+	AllowedHosts []string
+	// Resolver resolves host names for the address guard (default
+	// net.DefaultResolver; tests play DNS rebinding with it).
+	Resolver httpc.Resolver
 	// MinBand is the least confidence band that offers Approve (default MEDIUM).
 	MinBand investigate.Band
 	// Refirer converges an open pull request when an alert fires again
@@ -143,6 +158,10 @@ type Bot struct {
 	o   Options
 	api SlackAPI
 	log *slog.Logger
+	// guard checks user-supplied URLs when saved and when dialled; groups
+	// resolves the admins' user groups.
+	guard  *httpc.Guard
+	groups *UserGroups
 
 	botUserID atomic.Value // string
 	connected atomic.Bool
@@ -228,7 +247,8 @@ func New(o Options) (*Bot, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot")}
+	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot"), groups: NewUserGroups(o.API)}
+	b.guard = httpc.NewGuard(httpc.GuardOptions{AllowedHosts: append(slices.Clone(o.AllowedHosts), EnvHosts(o.Env)...), Resolver: o.Resolver})
 	b.botUserID.Store(o.BotUserID)
 	b.edits = newEditThrottle(o.UpdateInterval, o.Clock)
 	b.events = newPool(laneEvents, o.EventWorkers, o.EventQueue, b.log)

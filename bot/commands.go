@@ -37,7 +37,7 @@ func (b *Bot) handleCommand(ctx context.Context, cmd slack.SlashCommand) {
 			return
 		}
 		parsed := ParseAssignments(rest)
-		out := b.saveSettings(ctx, sessions.ChannelScope(cmd.ChannelID), parsed.Settings, parsed.Problems)
+		out := b.saveSettings(ctx, sessions.ChannelScope(cmd.ChannelID), cmd.UserID, viaCommand, parsed.Settings, parsed.Problems)
 		b.respond(ctx, cmd.ResponseURL, settingsReply(out, "this channel", false), "config reply")
 	default:
 		// The word is not echoed: it may be a secret typed by mistake.
@@ -83,7 +83,7 @@ func helpMessage(minBand investigate.Band, pullRequests bool) render.Message {
 // capsetOptions are the capability options of every investigation: the
 // job's extra capabilities and the operator's MCP servers.
 func (b *Bot) capsetOptions(extra []investigate.Capability) capset.Options {
-	return capset.Options{Extra: extra, MCP: b.o.MCP, MCPServers: b.o.MCPServers}
+	return capset.Options{Extra: extra, MCP: b.o.MCP, MCPServers: b.o.MCPServers, Guard: b.guard}
 }
 
 // statusCapabilities reports which families the channel's settings enable.

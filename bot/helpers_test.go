@@ -151,6 +151,10 @@ func (e *testEnv) startBot(t testing.TB, mod func(*Options)) *runningBot {
 		UpdateInterval: 200 * time.Millisecond,
 		ReconnectMin:   20 * time.Millisecond,
 		Logger:         testLogger(),
+		// The simulators the tests store as channel settings listen on
+		// the loopback address, which user-supplied URLs may only reach
+		// when it is allowed.
+		AllowedHosts: []string{"127.0.0.1"},
 	}
 	if mod != nil {
 		mod(&o)

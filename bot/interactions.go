@@ -289,7 +289,7 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	_ = lock.Extend(actx, approveLockTTL)
 	d, err := b.o.Remediator.Approve(actx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: resolved.Settings(),
+		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	})
 	if err != nil {
 		log.Error("pull request not opened", "err", b.o.Redactor.String(err.Error()))
@@ -405,7 +405,7 @@ func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v r
 	_ = lock.Extend(ictx, approveLockTTL)
 	d, err := b.o.Issues.CreateIssue(ictx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: resolved.Settings(),
+		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	})
 	if err != nil {
 		log.Error("issue not created", "err", b.o.Redactor.String(err.Error()))
@@ -558,6 +558,18 @@ func (b *Bot) submitConfig(ctx context.Context, cb slack.InteractionCallback, ac
 		ack(nil)
 		return
 	}
+	values, refused := b.vetSettings(ctx, scope, user, viaForm, sub.Values)
+	if len(refused) > 0 {
+		// The form stays open with each refused field saying why; nothing
+		// is saved until the user changes or clears them.
+		errs := map[string]string{}
+		for _, r := range refused {
+			errs[render.ConfigBlockID(r.Key)] = truncateRunes(r.Message, 150)
+		}
+		ack(slack.NewErrorsViewSubmissionResponse(errs))
+		return
+	}
+	sub.Values = values
 	for k, v := range sub.Values {
 		if config.IsSecret(k) {
 			b.o.Redactor.Register(v)
@@ -583,6 +595,7 @@ func (b *Bot) submitConfig(ctx context.Context, cb slack.InteractionCallback, ac
 		return
 	}
 	ack(nil)
+	b.auditSaved(ctx, scope, user, viaForm, sub.Values)
 	keys := sortedKeys(sub.Values)
 	log.Info("settings saved from the form", "scope", scope.String(), "keys", keys)
 	out := saveOutcome{saved: sub.Values, resumed: b.resume(ctx, scope, keys)}
@@ -625,7 +638,7 @@ func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ac
 	}
 	d, err := b.o.Remediator.Reject(ctx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
-		Result: doc.Result, Settings: resolved.Settings(),
+		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	}, reason)
 	if err != nil {
 		log.Error("rejection not recorded", "err", b.o.Redactor.String(err.Error()))

@@ -46,7 +46,7 @@ func (b *Bot) handleMention(ctx context.Context, eventID string, ev *slackevents
 	}
 	parsed := ParseMention(ev.Text, b.BotUserID())
 	if len(parsed.Settings)+len(parsed.Problems) > 0 {
-		out := b.saveSettings(ctx, sessions.ThreadScope(ev.Channel, thread), parsed.Settings, parsed.Problems)
+		out := b.saveSettings(ctx, sessions.ThreadScope(ev.Channel, thread), ev.User, viaMention, parsed.Settings, parsed.Problems)
 		b.ephemeral(ctx, ev.Channel, ev.User, thread, settingsReply(out, "this thread", true), "settings reply")
 	}
 	if parsed.Text == "" {

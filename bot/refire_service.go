@@ -15,7 +15,7 @@ type serviceRefirer struct{ s *remediate.Service }
 func (r serviceRefirer) Refire(ctx context.Context, req RefireRequest) (string, error) {
 	out, err := r.s.Refire(ctx, remediate.RefireRequest{
 		IssueKey: req.IssueKey, Result: req.Result, Reinvestigated: req.Reinvestigated,
-		FireCount: req.FireCount, At: req.At, Credentials: credentials(req.Settings),
+		FireCount: req.FireCount, At: req.At, Credentials: credentials(req.Settings, req.Guard),
 	})
 	if out.Status == remediate.StatusNoPR {
 		return "", err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/render"
 )
 
@@ -40,6 +41,8 @@ type ApprovalRequest struct {
 	// github_token…), its endpoint groups bound; its secrets are
 	// registered with redact.
 	Settings config.Settings
+	// Guard checks the connections to a github_api_url a user set.
+	Guard *httpc.Guard
 }
 
 // Decision is what a click did. Texts are already redacted and safe to show.

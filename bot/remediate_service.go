@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/autoheal/autoheal/config"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/render"
 )
@@ -18,17 +19,24 @@ type serviceRemediator struct{ s *remediate.Service }
 // github_api_url group is the operator's (the service's own token or
 // GitHub App), else exactly the bound user-scope pair, so the service's
 // credentials never go to a URL a user set.
-func credentials(settings config.Settings) *remediate.Credentials {
+func credentials(settings config.Settings, guard *httpc.Guard) *remediate.Credentials {
 	ep := settings.Endpoint("github_api_url")
 	if ep.Operator() {
 		return nil
 	}
-	return &remediate.Credentials{APIURL: ep.URL, Token: ep.Bound["github_token"]}
+	c := &remediate.Credentials{APIURL: ep.URL, Token: ep.Bound["github_token"]}
+	if ep.UserURL {
+		if guard == nil {
+			guard = httpc.NewGuard(httpc.GuardOptions{})
+		}
+		c.Transport = httpc.NewTransport(httpc.TransportOptions{Base: guard.Transport()})
+	}
+	return c
 }
 
 func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	out, err := r.s.Approve(ctx, remediate.ApproveRequest{
-		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings),
+		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
 	})
 	d := Decision{PRURL: out.PRURL, PRNumber: out.PRNumber, PRTitle: out.PRTitle, SameFix: out.SameFix, UserNote: out.Ephemeral}
 	switch out.Status {
@@ -79,7 +87,7 @@ type serviceIssues struct{ s *remediate.Service }
 
 func (r serviceIssues) CreateIssue(ctx context.Context, req ApprovalRequest) (IssueDecision, error) {
 	out, err := r.s.CreateIssue(ctx, remediate.IssueRequest{
-		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings),
+		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
 	})
 	d := IssueDecision{URL: out.IssueURL, Created: out.Created, UserNote: out.Ephemeral}
 	switch out.Status {

@@ -71,10 +71,13 @@ type saveOutcome struct {
 	resumed  int
 }
 
-// saveSettings validates and stores settings in scope, registers secrets,
-// and resumes the investigations parked for them.
-func (b *Bot) saveSettings(ctx context.Context, scope sessions.Scope, settings map[string]string, problems []string) saveOutcome {
+// saveSettings applies the trust boundary (vetSettings) to settings user
+// gave through via, stores what passes in scope, registers secrets, and
+// resumes the investigations parked for them.
+func (b *Bot) saveSettings(ctx context.Context, scope sessions.Scope, user, via string, settings map[string]string, problems []string) saveOutcome {
 	out := saveOutcome{problems: slices.Clone(problems)}
+	settings, refused := b.vetSettings(ctx, scope, user, via, settings)
+	out.problems = append(out.problems, refusalTexts(refused)...)
 	if len(settings) == 0 {
 		return out
 	}
@@ -111,6 +114,7 @@ func (b *Bot) saveSettings(ctx context.Context, scope sessions.Scope, settings m
 		return out
 	}
 	out.saved = settings
+	b.auditSaved(ctx, scope, user, via, settings)
 	if len(settings) > 0 {
 		b.log.Info("settings saved", "scope", scope.String(), "keys", sortedKeys(settings))
 		out.resumed = b.resume(ctx, scope, sortedKeys(settings))

@@ -71,6 +71,7 @@ type Registry struct {
 	investigationSecs  *prometheus.HistogramVec
 	dependencyUp       *prometheus.GaugeVec
 	eventsShed         *prometheus.CounterVec
+	settingsRefused    *prometheus.CounterVec
 }
 
 // New returns a registry with every AutoHeal collector registered.
@@ -125,6 +126,10 @@ func New(o Options) *Registry {
 			Name: "autoheal_slack_events_shed_total",
 			Help: "Acknowledged Slack events dropped because their lane's queue was full, by lane (events: mentions; interactive: clicks, modals, slash commands).",
 		}, []string{"lane"}),
+		settingsRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autoheal_settings_refused_total",
+			Help: "Setting changes refused, by setting key and reason (not_admin, host_not_allowed, private_address, unresolvable, credentials_in_url, admin_check_failed).",
+		}, []string{"key", "reason"}),
 	}
 	for _, lane := range []string{"events", "interactive"} {
 		r.eventsShed.WithLabelValues(lane)
@@ -136,7 +141,7 @@ func New(o Options) *Registry {
 		r.alertsReceived.WithLabelValues(s)
 	}
 	r.reg.MustRegister(r.alertsReceived, r.alertsDeduplicated, r.alertsRejected, r.enqueueSeconds,
-		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, llmCollector{c: o.LLM})
+		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, r.settingsRefused, llmCollector{c: o.LLM})
 	if o.Queue != nil {
 		r.reg.MustRegister(newQueueCollector(o.Queue, o.ScrapeTimeout, r.log))
 	}
@@ -184,6 +189,11 @@ func (r *Registry) WebhookRejected(reason string) { r.alertsRejected.WithLabelVa
 
 // WebhookEnqueued observes the time a webhook took to queue its incidents.
 func (r *Registry) WebhookEnqueued(d time.Duration) { r.enqueueSeconds.Observe(d.Seconds()) }
+
+// SettingRefused counts a refused setting change.
+func (r *Registry) SettingRefused(key, reason string) {
+	r.settingsRefused.WithLabelValues(key, reason).Inc()
+}
 
 // IncidentEvent counts an alert incident event (opened, refired, investigated, resolved).
 func (r *Registry) IncidentEvent(event string) { r.incidents.WithLabelValues(event).Inc() }

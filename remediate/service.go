@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type CommitAuthor struct {
 type Credentials struct {
 	APIURL string
 	Token  string
+	// Transport, when set, carries the requests (the bot's address guard
+	// for a user-set URL).
+	Transport http.RoundTripper
 }
 
 // Options configure a Service.
@@ -147,6 +151,9 @@ func (s *Service) repo(full string, creds *Credentials) (*repoClient, error) {
 		o.App, o.Token = nil, creds.Token
 		if creds.APIURL != "" {
 			o.APIURL = creds.APIURL
+		}
+		if creds.Transport != nil {
+			o.Transport = creds.Transport
 		}
 		if c, err = newGitHubClient(o, s.now); err != nil {
 			return nil, err

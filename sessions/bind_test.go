@@ -154,3 +154,26 @@ func TestResolveChannelURLGetsNoEnvironmentCredential(t *testing.T) {
 	assert.True(t, ep.UserURL)
 	assert.False(t, ep.Operator(), "the deployment's implicit GitHub credentials must not be used either")
 }
+
+// The settings audit log keeps entries in order, bounded, without values.
+func TestSettingsAuditLog(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	s := newStore(t, rdb, Options{Prefix: uniquePrefix(t, rdb)})
+	require.Error(t, s.AuditSetting(ctx, SettingAudit{User: "U1"}), "an entry names its key and outcome")
+	require.NoError(t, s.AuditSetting(ctx, SettingAudit{User: "U1", Channel: "C1", Key: "jaeger_url", Outcome: "refused", Reason: "not_admin", Host: "attacker.example", Via: "command"}))
+	require.NoError(t, s.AuditSetting(ctx, SettingAudit{User: "U2", Channel: "C1", ThreadTS: "1.1", Key: "loki_url", Outcome: "saved", Host: "loki.internal", Via: "mention"}))
+	got, err := s.SettingAudits(ctx, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, "jaeger_url", got[0].Key)
+	assert.Equal(t, "not_admin", got[0].Reason)
+	assert.False(t, got[0].At.IsZero())
+	assert.Equal(t, "loki_url", got[1].Key)
+	last, err := s.SettingAudits(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []SettingAudit{got[1]}, last)
+	ttl, err := rdb.PTTL(ctx, s.settingsAuditKey()).Result()
+	require.NoError(t, err)
+	assert.Positive(t, ttl, "the log expires")
+}

@@ -164,7 +164,10 @@ func demo(ctx context.Context, args []string, stdout, stderr io.Writer, hooks de
 		Approvers: remediate.Approvers{Users: []string{demoApprover}},
 		MinBand:   investigate.BandMedium, Concurrency: 2, EventWorkers: 4,
 		Deadline: 60 * time.Second, DrainTimeout: 5 * time.Second, HTTPAddr: addr,
-		Settings:     map[string]string{}, // the channel's session holds the scenario's settings
+		Settings: map[string]string{}, // the channel's session holds the scenario's settings
+		// The simulators listen on the loopback address, which URLs set in
+		// a channel may reach only when their host is allowed.
+		AllowedHosts: bot.EnvHosts(backends.Config()),
 		Routing:      routing,
 		WebhookToken: strings.TrimSpace(os.Getenv("AUTOHEAL_WEBHOOK_TOKEN")),
 		OpenWebhook:  true,

@@ -19,10 +19,12 @@ import (
 	"github.com/slack-go/slack"
 	"gopkg.in/yaml.v3"
 
+	"github.com/autoheal/autoheal/access"
 	"github.com/autoheal/autoheal/alerts"
 	"github.com/autoheal/autoheal/bot"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/llm"
 	"github.com/autoheal/autoheal/investigate/mcp"
@@ -41,6 +43,9 @@ import (
 //	AUTOHEAL_REDIS_PREFIX     key prefix, to share a Redis (default autoheal)
 //	AUTOHEAL_ENCRYPTION_KEY   32 bytes, base64 or hex: encrypts secrets in sessions; without it secrets are refused
 //	AUTOHEAL_APPROVERS        Slack user (U…) and user group (S…) ids who may approve; pull requests are off when empty
+//	AUTOHEAL_ADMINS           Slack user and user group ids who may change *_url settings and credentials of a channel
+//	AUTOHEAL_ALLOWED_HOSTS    hosts (names, IPs, *.domain) thread settings may point URLs at, and that user-set URLs may
+//	                          reach at internal addresses; the environment's backends are always allowed
 //	AUTOHEAL_MIN_BAND         least confidence that offers Approve: LOW, MEDIUM (default) or HIGH
 //	AUTOHEAL_CONCURRENCY      investigations run at once by this replica (default 4)
 //	AUTOHEAL_EVENT_WORKERS    Slack events handled at once (default 16)
@@ -71,12 +76,16 @@ type serveEnv struct {
 	RedisURL, RedisPrefix           string
 	EncryptionKey                   []byte
 	Approvers                       remediate.Approvers
-	MinBand                         investigate.Band
-	Concurrency, EventWorkers       int
-	Deadline, DrainTimeout          time.Duration
-	HTTPAddr                        string
-	LogLevel                        slog.Level
-	GitHubApp                       *remediate.AppCredentials
+	Admins                          access.List
+	// AllowedHosts is AUTOHEAL_ALLOWED_HOSTS plus the hosts of the routing
+	// sessions' URLs (the operator's too); the bot adds the environment's.
+	AllowedHosts              []string
+	MinBand                   investigate.Band
+	Concurrency, EventWorkers int
+	Deadline, DrainTimeout    time.Duration
+	HTTPAddr                  string
+	LogLevel                  slog.Level
+	GitHubApp                 *remediate.AppCredentials
 	// ConfigPath is AUTOHEAL_CONFIG; Routing its routing section (or
 	// AUTOHEAL_ALERT_CHANNEL's default routing; nil: no alerts).
 	ConfigPath string
@@ -145,6 +154,12 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	var err error
 	if e.Approvers, err = remediate.ParseApprovers(get(remediate.ApproversEnv)); err != nil {
 		errs = append(errs, err)
+	}
+	if e.Admins, err = access.Parse(adminsEnv, get(adminsEnv)); err != nil {
+		errs = append(errs, err)
+	}
+	if e.AllowedHosts, err = httpc.ParseHosts(get(allowedHostsEnv)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", allowedHostsEnv, err))
 	}
 	e.MinBand = investigate.BandMedium
 	if v := get("AUTOHEAL_MIN_BAND"); v != "" {
@@ -252,6 +267,29 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		e.GitHubApp = app
 	}
 	return e, errors.Join(errs...)
+}
+
+// Environment variables of the trust boundary (see bot/trust.go).
+const (
+	adminsEnv       = "AUTOHEAL_ADMINS"
+	allowedHostsEnv = "AUTOHEAL_ALLOWED_HOSTS"
+)
+
+// routingHosts are the hosts of the URLs in the routing's session
+// settings: the operator set them, so thread settings may hold them.
+func routingHosts(r *alerts.Routing) []string {
+	if r == nil {
+		return nil
+	}
+	scopes := []map[string]string{r.Session}
+	for _, rt := range r.Routes {
+		scopes = append(scopes, rt.Session)
+	}
+	var out []string
+	for _, s := range scopes {
+		out = append(out, bot.EnvHosts(s)...)
+	}
+	return out
 }
 
 // configSections are the top-level sections of the config file, each read
@@ -450,6 +488,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		Slack: client, Store: store, Queue: queue, Env: e.Settings,
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
 		Now: d.Now, Logger: log, Metrics: reg, NoWorker: e.NoWorker,
+		Admins: e.Admins, AllowedHosts: append(slices.Clone(e.AllowedHosts), routingHosts(e.Routing)...),
 	}
 	if d.Planner != nil {
 		bo.Investigator, bo.PlannerName = d.Planner, "LLM ("+d.Planner.Model()+")"
@@ -578,6 +617,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("autoheal serve starting", "redis", rdb.Options().Addr, "prefix", env.RedisPrefix,
 		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,
+		"channel_admins", !env.Admins.Empty(), "allowed_hosts", len(env.AllowedHosts),
 		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings,
 		"visibility_timeout", env.VisibilityTimeout, "max_attempts", env.MaxAttempts, "worker", !env.NoWorker)
 	return serveUntilDone(ctx, w, log, env.DrainTimeout)

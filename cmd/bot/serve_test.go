@@ -37,8 +37,12 @@ func TestLoadServeEnv(t *testing.T) {
 		"AUTOHEAL_ENCRYPTION_KEY": key, "AUTOHEAL_APPROVERS": "U0ALICE, <!subteam^S0ONCALL|@oncall>",
 		"AUTOHEAL_MIN_BAND": "high", "AUTOHEAL_CONCURRENCY": "8", "AUTOHEAL_DEADLINE": "90s",
 		"LOKI_URL": "http://loki:3100", "GITHUB_TOKEN": "ghp_envtoken0123456789", "AUTOHEAL_REPO": "acme/shop",
+		"AUTOHEAL_ADMINS": "U0ADMIN <!subteam^S0PLATFORM>", "AUTOHEAL_ALLOWED_HOSTS": "Grafana.corp.example, *.observability.svc 10.0.0.9",
 	}))
 	require.NoError(t, err)
+	assert.Equal(t, []string{"U0ADMIN"}, e.Admins.Users)
+	assert.Equal(t, []string{"S0PLATFORM"}, e.Admins.Groups)
+	assert.Equal(t, []string{"grafana.corp.example", "*.observability.svc", "10.0.0.9"}, e.AllowedHosts)
 	assert.Equal(t, "redis://127.0.0.1:6379/0", e.RedisURL)
 	assert.Equal(t, "autoheal", e.RedisPrefix)
 	assert.Len(t, e.EncryptionKey, 32)
@@ -57,12 +61,13 @@ func TestLoadServeEnvErrorsNameVariablesNotValues(t *testing.T) {
 	_, err := loadServeEnv(envFrom(map[string]string{
 		"SLACK_BOT_TOKEN": secret, "AUTOHEAL_ENCRYPTION_KEY": "short-secret-key-value",
 		"AUTOHEAL_MIN_BAND": "EXTREME", "AUTOHEAL_CONCURRENCY": "0", "LOKI_URL": "ftp://loki-secret-host",
-		"AUTOHEAL_APPROVERS": "alice@example.com",
+		"AUTOHEAL_APPROVERS": "alice@example.com", "AUTOHEAL_ADMINS": "@bob", "AUTOHEAL_ALLOWED_HOSTS": "https://grafana.example/",
 	}))
 	require.Error(t, err)
 	msg := err.Error()
 	for _, want := range []string{"SLACK_APP_TOKEN is required", "SLACK_BOT_TOKEN must be a bot token", "AUTOHEAL_ENCRYPTION_KEY",
-		"AUTOHEAL_MIN_BAND", "AUTOHEAL_CONCURRENCY", "LOKI_URL: loki_url: must be an http(s) URL", "AUTOHEAL_APPROVERS"} {
+		"AUTOHEAL_MIN_BAND", "AUTOHEAL_CONCURRENCY", "LOKI_URL: loki_url: must be an http(s) URL", "AUTOHEAL_APPROVERS",
+		`AUTOHEAL_ADMINS: invalid Slack user or user group: "@bob"`, `AUTOHEAL_ALLOWED_HOSTS: not a host name, IP address or *.domain: "https://grafana.example/"`} {
 		assert.Contains(t, msg, want)
 	}
 	assert.NotContains(t, msg, secret)

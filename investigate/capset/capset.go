@@ -14,6 +14,7 @@ import (
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/gh"
+	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/investigate/jaeger"
 	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/loki"
@@ -33,6 +34,10 @@ type Options struct {
 	// it. Nil gives the Kubernetes capability a private connection, which
 	// Close releases.
 	MCP *mcp.Manager
+	// Guard checks the connections to URLs set in a thread or channel
+	// (private addresses refused unless allowlisted). Nil: a Guard with an
+	// empty allowlist. The operator's URLs are not guarded.
+	Guard *httpc.Guard
 	// MCPServers are the operator's MCP servers (the mcp_servers: section
 	// of the config file). The one named "kubernetes" backs the Kubernetes
 	// capability when no k8s_mcp_url is set; Build offers the tools of the
@@ -63,20 +68,38 @@ func Build(ctx context.Context, cfg config.Settings, opts Options) ([]investigat
 }
 
 // FromConfig returns every capability; those whose keys are missing report
-// themselves unavailable with the reason.
+// themselves unavailable with the reason. Each capability gets one bound
+// endpoint; those whose URL a user set connect through the guard.
 func FromConfig(cfg config.Settings, opts Options) []investigate.Capability {
+	guard := func(ep config.Endpoint) *httpc.Guard {
+		if !ep.UserURL {
+			return nil
+		}
+		if opts.Guard == nil {
+			opts.Guard = httpc.NewGuard(httpc.GuardOptions{})
+		}
+		return opts.Guard
+	}
 	traces, logs, metrics := cfg.Endpoint("jaeger_url"), cfg.Endpoint("loki_url"), cfg.Endpoint("prometheus_url")
 	github, kube := cfg.Endpoint("github_api_url"), cfg.Endpoint("k8s_mcp_url")
 	changes, source := gh.New(gh.Config{APIURL: github.URL, Token: github.Bound["github_token"], Repo: cfg.Get("repo"), Ref: cfg.Get("ref"),
-		Timeout: opts.Timeout, MaxBody: opts.MaxBody})
+		Timeout: opts.Timeout, MaxBody: opts.MaxBody, Guard: guard(github)})
+	k8sCfg := k8s.Config{URL: kube.URL, Server: k8s.FromMCPConfig(opts.MCPServers), Namespace: cfg.Get("namespace"),
+		Timeout: opts.Timeout, Manager: opts.MCP}
+	if g := guard(kube); g != nil {
+		// A user's MCP URL gets a private, guarded connection, never one of
+		// the shared manager's.
+		k8sCfg.Manager, k8sCfg.ClientOptions = nil, mcp.Options{HTTPTransport: g.Transport()}
+	}
 	caps := []investigate.Capability{
-		jaeger.New(jaeger.Config{URL: traces.URL, Token: traces.Bound["jaeger_token"], API: jaeger.API(cfg.Get("jaeger_api")), Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
-		loki.New(loki.Config{URL: logs.URL, Token: logs.Bound["loki_token"], OrgID: logs.Bound["loki_org_id"], ServiceLabel: cfg.Get("log_service_label"), Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
-		prom.New(prom.Config{URL: metrics.URL, Token: metrics.Bound["prometheus_token"], Timeout: opts.Timeout, MaxBody: opts.MaxBody}),
+		jaeger.New(jaeger.Config{URL: traces.URL, Token: traces.Bound["jaeger_token"], API: jaeger.API(cfg.Get("jaeger_api")),
+			Timeout: opts.Timeout, MaxBody: opts.MaxBody, Guard: guard(traces)}),
+		loki.New(loki.Config{URL: logs.URL, Token: logs.Bound["loki_token"], OrgID: logs.Bound["loki_org_id"], ServiceLabel: cfg.Get("log_service_label"),
+			Timeout: opts.Timeout, MaxBody: opts.MaxBody, Guard: guard(logs)}),
+		prom.New(prom.Config{URL: metrics.URL, Token: metrics.Bound["prometheus_token"], Timeout: opts.Timeout, MaxBody: opts.MaxBody, Guard: guard(metrics)}),
 		changes,
 		source,
-		k8s.New(k8s.Config{URL: kube.URL, Server: k8s.FromMCPConfig(opts.MCPServers), Namespace: cfg.Get("namespace"),
-			Timeout: opts.Timeout, Manager: opts.MCP}),
+		k8s.New(k8sCfg),
 	}
 	return append(caps, opts.Extra...)
 }

@@ -30,12 +30,20 @@ type Config struct {
 	Ref     string // default: the repository's default branch
 	Timeout time.Duration
 	MaxBody int64
+	// Guard checks the addresses dialled for a user-supplied URL (nil:
+	// an operator's URL, unrestricted).
+	Guard *httpc.Guard
 }
 
 // NewClient builds a go-github client for an API URL and token with a
-// bounded, retrying transport.
-func NewClient(apiURL, token string, maxBody int64) (*github.Client, error) {
-	hc := &http.Client{Transport: httpc.NewTransport(httpc.TransportOptions{MaxBody: maxBody})}
+// bounded, retrying transport that follows redirects only within the host;
+// guard, when set, checks the addresses dialled (a user-supplied URL).
+func NewClient(apiURL, token string, maxBody int64, guard *httpc.Guard) (*github.Client, error) {
+	var base http.RoundTripper
+	if guard != nil {
+		base = guard.Transport()
+	}
+	hc := &http.Client{Transport: httpc.NewTransport(httpc.TransportOptions{Base: base, MaxBody: maxBody}), CheckRedirect: httpc.SameHostRedirects}
 	c := github.NewClient(hc)
 	if token != "" {
 		c = c.WithAuthToken(token)
@@ -82,7 +90,7 @@ func newRepo(cfg Config) *repo {
 		return r
 	}
 	r.owner, r.name = parts[0], parts[1]
-	r.client, r.err = NewClient(cfg.APIURL, cfg.Token, cfg.MaxBody)
+	r.client, r.err = NewClient(cfg.APIURL, cfg.Token, cfg.MaxBody, cfg.Guard)
 	return r
 }
 
@@ -207,7 +215,8 @@ func classify(ctx context.Context, what string, err error) error {
 		if er.Response != nil {
 			code = er.Response.StatusCode
 		}
-		msg := fmt.Sprintf("%s: HTTP %d %s", what, code, er.Message)
+		// GitHub's message is response text: it stays out of receipts.
+		msg := fmt.Sprintf("%s: HTTP %d", what, code)
 		switch {
 		case code == http.StatusUnauthorized:
 			return investigate.NewToolError(investigate.ErrKindUnauthorized, msg, nil)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
 )
 
 // Options configure a Client.
@@ -36,8 +38,14 @@ type Options struct {
 	Retries int
 	// Backoff is the first retry delay, doubled each time (default 200 ms, max 2 s).
 	Backoff time.Duration
-	// HTTP is the underlying client (default: a dedicated client with sane transport limits).
+	// HTTP is the underlying client (default: a dedicated client with sane
+	// transport limits that follows redirects only within the base URL's
+	// host, so headers never reach another host).
 	HTTP *http.Client
+	// Guard, for a user-supplied BaseURL, refuses connections to
+	// non-public addresses of hosts that are not allowlisted (ignored when
+	// HTTP is set).
+	Guard *Guard
 }
 
 // Client performs bounded requests against one backend.
@@ -77,7 +85,10 @@ func New(opts Options) (*Client, error) {
 		opts.Backoff = 200 * time.Millisecond
 	}
 	if opts.HTTP == nil {
-		opts.HTTP = &http.Client{Transport: defaultTransport}
+		opts.HTTP = &http.Client{Transport: defaultTransport, CheckRedirect: SameHostRedirects}
+		if opts.Guard != nil {
+			opts.HTTP = opts.Guard.Client()
+		}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	return &Client{base: u, opts: opts}, nil
@@ -201,14 +212,19 @@ func (c *Client) once(ctx context.Context, method, path string, q url.Values, bo
 	return nil, statusError(method, path, resp, b)
 }
 
+// statusError classifies a non-2xx answer. The message says the request,
+// the status and (through the kind) what it means, never the body: a body
+// is the backend's text, which may echo secrets or carry instructions, and
+// must not reach a thread, a receipt or a model. Operators see a redacted,
+// cut excerpt in debug logs.
 func statusError(method, path string, resp *http.Response, body []byte) error {
-	snippet := strings.TrimSpace(string(body))
-	if len(snippet) > 200 {
-		snippet = snippet[:200] + "…"
-	}
 	msg := fmt.Sprintf("%s %s: HTTP %d", method, path, resp.StatusCode)
-	if snippet != "" {
-		msg += ": " + snippet
+	if len(body) > 0 && slog.Default().Enabled(context.Background(), slog.LevelDebug) {
+		excerpt := redact.String(string(body))
+		if len(excerpt) > 300 {
+			excerpt = strings.ToValidUTF8(excerpt[:300], "") + "…"
+		}
+		slog.Debug("backend error response", "request", method+" "+path, "status", resp.StatusCode, "body", excerpt)
 	}
 	var kind investigate.ErrorKind
 	switch {
@@ -273,7 +289,12 @@ func classifyTransport(parent, attempt context.Context, method, path, host strin
 	}
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var addrErr *AddressError
 	switch {
+	case errors.As(err, &addrErr):
+		return investigate.NewToolError(investigate.ErrKindUnreachable, "connection refused: "+addrErr.Host+" is not an allowed host", addrErr)
+	case errors.Is(err, ErrCrossHostRedirect):
+		return investigate.NewToolError(investigate.ErrKindBadResponse, fmt.Sprintf("%s %s: %v", method, path, ErrCrossHostRedirect), nil)
 	case errors.As(err, &dnsErr):
 		return investigate.NewToolError(investigate.ErrKindUnreachable, fmt.Sprintf("%s: cannot resolve host", host), nil)
 	case errors.As(err, &opErr):

@@ -43,6 +43,9 @@ type Config struct {
 	MaxBody int64
 	// MaxServices bounds how many services one search fans out to.
 	MaxServices int
+	// Guard checks the addresses dialled for a user-supplied URL (nil:
+	// an operator's URL, unrestricted).
+	Guard *httpc.Guard
 }
 
 // Capability implements investigate.Capability for Jaeger.
@@ -68,7 +71,7 @@ func New(cfg Config) *Capability {
 	if strings.TrimSpace(cfg.URL) == "" {
 		return c
 	}
-	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: httpc.Bearer(cfg.Token), Timeout: cfg.Timeout, MaxBody: cfg.MaxBody})
+	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: httpc.Bearer(cfg.Token), Timeout: cfg.Timeout, MaxBody: cfg.MaxBody, Guard: cfg.Guard})
 	return c
 }
 

@@ -72,6 +72,9 @@ type Config struct {
 	ServiceLabel string
 	Timeout      time.Duration
 	MaxBody      int64
+	// Guard checks the addresses dialled for a user-supplied URL (nil:
+	// an operator's URL, unrestricted).
+	Guard *httpc.Guard
 }
 
 // Capability implements investigate.Capability for Loki.
@@ -102,7 +105,7 @@ func New(cfg Config) *Capability {
 		}
 		h.Set("X-Scope-OrgID", cfg.OrgID)
 	}
-	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: h, Timeout: cfg.Timeout, MaxBody: cfg.MaxBody})
+	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: h, Timeout: cfg.Timeout, MaxBody: cfg.MaxBody, Guard: cfg.Guard})
 	return c
 }
 

@@ -31,7 +31,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -616,25 +618,38 @@ func (c *Client) classify(ctx context.Context, err error, stage string) error {
 	case errors.Is(err, errTooLarge):
 		return investigate.NewToolError(investigate.ErrKindTooLarge, msg, errTooLarge)
 	case errors.Is(err, mcpgo.ErrInvalidParams):
-		return investigate.NewToolError(investigate.ErrKindInvalidArgs, msg, err)
+		return investigate.NewToolError(investigate.ErrKindInvalidArgs, msg, mcpgo.ErrInvalidParams)
 	case errors.Is(err, mcpgo.ErrMethodNotFound):
-		return investigate.NewToolError(investigate.ErrKindNotFound, msg, err)
+		return investigate.NewToolError(investigate.ErrKindNotFound, msg, mcpgo.ErrMethodNotFound)
 	}
-	s := err.Error()
-	switch {
-	case strings.Contains(s, "status 401"):
-		return investigate.NewToolError(investigate.ErrKindUnauthorized, msg, nil)
-	case strings.Contains(s, "status 403"):
-		return investigate.NewToolError(investigate.ErrKindForbidden, msg, nil)
-	case strings.Contains(s, "status 429"):
-		return investigate.NewToolError(investigate.ErrKindRateLimited, msg, nil)
-	case strings.Contains(s, "status 5"):
-		return investigate.NewToolError(investigate.ErrKindServer, msg, err)
-	case brokenTransport(err) || errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
+	// mcp-go's status errors end with the response body, and JSON-RPC
+	// errors carry the server's text: neither reaches a receipt, only the
+	// status and the kind.
+	if m := statusRE.FindStringSubmatch(err.Error()); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		msg = fmt.Sprintf("%s: HTTP %d", msg, code)
+		switch {
+		case code == 401:
+			return investigate.NewToolError(investigate.ErrKindUnauthorized, msg, nil)
+		case code == 403:
+			return investigate.NewToolError(investigate.ErrKindForbidden, msg, nil)
+		case code == 404:
+			return investigate.NewToolError(investigate.ErrKindNotFound, msg, nil)
+		case code == 429:
+			return investigate.NewToolError(investigate.ErrKindRateLimited, msg, nil)
+		case code >= 500:
+			return investigate.NewToolError(investigate.ErrKindServer, msg, nil)
+		}
+		return investigate.NewToolError(investigate.ErrKindBadResponse, msg, nil)
+	}
+	if brokenTransport(err) || errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return investigate.NewToolError(investigate.ErrKindUnreachable, msg, err)
 	}
-	return investigate.NewToolError(investigate.ErrKindServer, msg, err)
+	return investigate.NewToolError(investigate.ErrKindServer, msg+": the server answered with an error", nil)
 }
+
+// statusRE finds the HTTP status in mcp-go's transport errors.
+var statusRE = regexp.MustCompile(`status (?:code: )?(\d{3})\b`)
 
 var errTooLarge = errors.New("response body too large")
 

@@ -64,6 +64,9 @@ type Config struct {
 	Token   string
 	Timeout time.Duration
 	MaxBody int64
+	// Guard checks the addresses dialled for a user-supplied URL (nil:
+	// an operator's URL, unrestricted).
+	Guard *httpc.Guard
 }
 
 // Capability implements investigate.Capability for Prometheus.
@@ -79,7 +82,7 @@ func New(cfg Config) *Capability {
 	if strings.TrimSpace(cfg.URL) == "" {
 		return c
 	}
-	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: httpc.Bearer(cfg.Token), Timeout: cfg.Timeout, MaxBody: cfg.MaxBody})
+	c.client, c.err = httpc.New(httpc.Options{BaseURL: cfg.URL, Header: httpc.Bearer(cfg.Token), Timeout: cfg.Timeout, MaxBody: cfg.MaxBody, Guard: cfg.Guard})
 	return c
 }
 
@@ -271,9 +274,13 @@ func (c *Capability) instant(ctx context.Context, q string, at time.Time) ([]Ser
 	return decode(body)
 }
 
+// errorTypeRE matches the error types of the Prometheus API (bad_data, timeout…).
+var errorTypeRE = regexp.MustCompile(`^[a-z_]{1,20}$`)
+
 func decode(body apiResponse) ([]Series, error) {
 	if body.Status != "success" {
-		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, fmt.Sprintf("prometheus %s: %s", body.ErrorType, body.Error), nil)
+		// The error text is response text: only the API's error type is kept.
+		return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "prometheus error "+errorTypeRE.FindString(body.ErrorType), nil)
 	}
 	type raw struct {
 		Metric map[string]string `json:"metric"`

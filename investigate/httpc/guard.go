@@ -1,0 +1,333 @@
+package httpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Resolver resolves host names; *net.Resolver implements it (tests inject
+// one that plays DNS rebinding).
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// ErrAddressRefused is returned (wrapped in *AddressError) when a
+// user-supplied URL leads to an address users may not reach.
+var ErrAddressRefused = errors.New("address refused")
+
+// AddressError says which host led to which refused address, and why.
+type AddressError struct {
+	Host   string
+	Addr   netip.Addr
+	Reason string // loopback, private, link-local, …
+}
+
+func (e *AddressError) Error() string {
+	// The address itself is left out: it may be an internal one.
+	if e.Addr.IsValid() && e.Addr.String() != e.Host {
+		return fmt.Sprintf("%s resolves to a %s address", e.Host, e.Reason)
+	}
+	return fmt.Sprintf("%s is a %s address", e.Host, e.Reason)
+}
+
+func (e *AddressError) Is(target error) bool { return target == ErrAddressRefused }
+
+// GuardOptions configure a Guard.
+type GuardOptions struct {
+	// AllowedHosts are dialled without the address check: host names or IP
+	// literals, case-insensitive, and "*.example.com" for any subdomain.
+	AllowedHosts []string
+	// Resolver resolves names (default net.DefaultResolver).
+	Resolver Resolver
+}
+
+// Guard keeps user-supplied URLs away from the deployment's own network:
+// connections to loopback, private, link-local and other non-public
+// addresses (IPv4 and IPv6, IPv4-mapped and NAT64 forms included) are
+// refused unless the URL's host is allowlisted. The check is made on the
+// address actually dialled, after resolution, so a name that resolves to
+// a public address when a setting is saved and to 169.254.169.254 later
+// (DNS rebinding) is still refused. Operator-configured URLs do not go
+// through a Guard.
+type Guard struct {
+	allowed  []string
+	resolver Resolver
+	dialer   *net.Dialer
+
+	once      sync.Once
+	transport *http.Transport
+}
+
+// NewGuard returns a Guard; AllowedHosts are normalized (see ParseHosts).
+func NewGuard(o GuardOptions) *Guard {
+	g := &Guard{resolver: o.Resolver, dialer: &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}}
+	if g.resolver == nil {
+		g.resolver = net.DefaultResolver
+	}
+	for _, h := range o.AllowedHosts {
+		if h = normalizeHost(h); h != "" {
+			g.allowed = append(g.allowed, h)
+		}
+	}
+	return g
+}
+
+// ParseHosts reads a list of allowed hosts separated by commas or spaces:
+// host names, IP literals or "*.domain" patterns. URLs, ports and paths are
+// refused, naming the entry.
+func ParseHosts(s string) ([]string, error) {
+	var out, bad []string
+	for _, e := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == ';' }) {
+		h := normalizeHost(e)
+		name := strings.TrimPrefix(h, "*.")
+		if _, err := netip.ParseAddr(name); err != nil && !hostNameRE(name) {
+			bad = append(bad, fmt.Sprintf("%q", clip(e, 60)))
+			continue
+		}
+		out = append(out, h)
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("not a host name, IP address or *.domain: %s", strings.Join(bad, ", "))
+	}
+	return out, nil
+}
+
+func hostNameRE(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func normalizeHost(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return strings.TrimSuffix(h, ".")
+}
+
+// Allows reports whether host is allowlisted.
+func (g *Guard) Allows(host string) bool {
+	h := normalizeHost(host)
+	if h == "" {
+		return false
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		h = a.Unmap().String()
+	}
+	for _, p := range g.allowed {
+		if suffix, ok := strings.CutPrefix(p, "*."); ok {
+			if strings.HasSuffix(h, "."+suffix) {
+				return true
+			}
+			continue
+		}
+		if a, err := netip.ParseAddr(p); err == nil {
+			p = a.Unmap().String()
+		}
+		if h == p {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckURL checks a user-supplied URL when it is saved: an allowlisted host
+// passes; any other must resolve, and only to public addresses. The
+// connection is checked again when it is made (see Transport).
+func (g *Guard) CheckURL(ctx context.Context, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return errors.New("not an absolute URL")
+	}
+	if g.Allows(u.Hostname()) {
+		return nil
+	}
+	_, err = g.addrs(ctx, u.Hostname(), false)
+	return err
+}
+
+// addrs resolves host and, unless allowed, refuses it when any of its
+// addresses is not public (a name with one private address is refused
+// whole: a resolver may return them in any order).
+func (g *Guard) addrs(ctx context.Context, host string, allowed bool) ([]netip.Addr, error) {
+	var ips []netip.Addr
+	if a, err := netip.ParseAddr(normalizeHost(host)); err == nil {
+		ips = []netip.Addr{a}
+	} else {
+		if ips, err = g.resolver.LookupNetIP(ctx, "ip", host); err != nil {
+			return nil, &net.DNSError{Err: "cannot resolve host", Name: host, IsNotFound: true}
+		}
+		if len(ips) == 0 {
+			return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
+		}
+	}
+	if !allowed {
+		for _, ip := range ips {
+			if why := nonPublic(ip); why != "" {
+				return nil, &AddressError{Host: host, Addr: ip.Unmap(), Reason: why}
+			}
+		}
+	}
+	return ips, nil
+}
+
+// dialContext resolves the address, refuses non-public addresses of hosts
+// that are not allowlisted, and dials the checked address itself, so what
+// is checked is what is connected to.
+func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	ips, err := g.addrs(ctx, host, g.Allows(host))
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, ip := range ips {
+		conn, err := g.dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}
+
+// Transport returns the guarded transport (one per Guard, so connections
+// are pooled). Only allowlisted hosts go through the environment's proxy:
+// a proxy would hide the address from the check.
+func (g *Guard) Transport() http.RoundTripper {
+	g.once.Do(func() {
+		t := defaultTransport.Clone()
+		t.DialContext = g.dialContext
+		t.Proxy = func(r *http.Request) (*url.URL, error) {
+			if g.Allows(r.URL.Hostname()) {
+				return http.ProxyFromEnvironment(r)
+			}
+			return nil, nil
+		}
+		g.transport = t
+	})
+	return g.transport
+}
+
+// Client returns an http.Client over Transport that follows redirects
+// only within the same host (see SameHostRedirects).
+func (g *Guard) Client() *http.Client {
+	return &http.Client{Transport: g.Transport(), CheckRedirect: SameHostRedirects}
+}
+
+// nonPublicPrefixes are ranges beyond netip's predicates that are not the
+// public internet (RFC 6890 special-purpose registries).
+var nonPublicPrefixes = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // this network
+		"100.64.0.0/10",   // shared address space (carrier-grade NAT, some clusters)
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation
+		"203.0.113.0/24",  // documentation
+		"240.0.0.0/4",     // reserved, broadcast
+		"2001:db8::/32",   // documentation
+		"2001::/32",       // Teredo (embeds an obscured IPv4 address)
+		"fec0::/10",       // site-local (deprecated)
+		"100::/64",        // discard
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+var (
+	nat64   = netip.MustParsePrefix("64:ff9b::/96")
+	nat64l  = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixTo4  = netip.MustParsePrefix("2002::/16")
+	v4compt = netip.MustParsePrefix("::/96")
+)
+
+// nonPublic names the kind of a non-public address ("" for public ones).
+// Addresses that embed an IPv4 address (mapped, compatible, NAT64, 6to4)
+// are judged by it.
+func nonPublic(ip netip.Addr) string {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		b := ip.As16()
+		switch {
+		case nat64.Contains(ip) || v4compt.Contains(ip) && !ip.IsUnspecified() && !ip.IsLoopback():
+			if why := nonPublic(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
+				return why
+			}
+		case sixTo4.Contains(ip):
+			if why := nonPublic(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
+				return why
+			}
+		case nat64l.Contains(ip):
+			return "reserved"
+		}
+	}
+	switch {
+	case ip.IsLoopback():
+		return "loopback"
+	case ip.IsPrivate():
+		return "private"
+	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
+		return "link-local"
+	case ip.IsUnspecified():
+		return "unspecified"
+	case ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
+		return "multicast"
+	}
+	for _, p := range nonPublicPrefixes {
+		if p.Contains(ip) {
+			return "reserved"
+		}
+	}
+	return ""
+}
+
+// ErrCrossHostRedirect refuses a redirect to another host (or from https
+// to http): the headers of a request, tokens and tenants included, go only
+// to the host they were configured for.
+var ErrCrossHostRedirect = errors.New("redirected to another host; not followed")
+
+// SameHostRedirects is an http.Client CheckRedirect that follows at most 5
+// redirects, all on the first request's scheme and host.
+func SameHostRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	first := via[0].URL
+	if !strings.EqualFold(req.URL.Host, first.Host) || (first.Scheme == "https" && req.URL.Scheme != "https") {
+		return ErrCrossHostRedirect
+	}
+	return nil
+}
