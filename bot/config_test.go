@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/autoheal/autoheal/access"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/render"
 	"github.com/autoheal/autoheal/sessions"
@@ -37,7 +38,7 @@ func (e *testEnv) waitEphemeral(t testing.TB, user, substr string) slacksim.Ephe
 // acknowledged masked, encrypted at rest, and never sent back to Slack.
 func TestConfigViaMentionEncryptsSecrets(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.startBot(t, nil)
+	e.startBot(t, func(o *Options) { o.AllowedHosts = []string{"loki.example.com"} })
 	ctx := testCtx(t)
 
 	m, err := e.sim.MentionEvent(slacksim.MentionOptions{Channel: incidentChannel, User: oncall,
@@ -95,6 +96,8 @@ func TestConfigViaSlashCommandAndPrecedence(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	e.startBot(t, func(o *Options) {
 		o.Env = map[string]string{"service_name": "env-svc", "loki_url": "http://loki.env:3100", "prometheus_token": "env-prom-token-0123456789"}
+		o.Admins = access.List{Users: []string{oncall}} // channel URLs and credentials need an admin
+		o.AllowedHosts = []string{"jaeger.channel"}
 	})
 	ctx := testCtx(t)
 
@@ -165,7 +168,10 @@ func TestSessionTTLExpiry(t *testing.T) {
 // form errors.
 func TestChannelConfigModal(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.startBot(t, nil)
+	e.startBot(t, func(o *Options) {
+		o.Admins = access.List{Users: []string{oncall}}
+		o.AllowedHosts = []string{"loki.channel"}
+	})
 	ctx := testCtx(t)
 	in, err := e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: oncall, Text: "config"})
 	require.NoError(t, err)
