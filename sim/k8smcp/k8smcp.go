@@ -2,9 +2,11 @@
 // a scenario's k8s.json (and logs.json for pod logs): the same tool names,
 // argument shapes, annotations and output style (YAML lists and objects,
 // kubectl-style tables with --list-output table, events as the YAML list
-// events_list prints), served over streamable HTTP (Handler, Start) or stdio
-// (ServeStdio). Only read-only tools are offered unless Options.Unsafe adds
-// the write tools, so that tests can prove clients refuse them.
+// events_list prints). Like the real server it is built on the official MCP
+// go-sdk and served over streamable HTTP, stateful by default or stateless
+// (Handler, Start), over HTTP+SSE (SSEHandler) or stdio (ServeStdio). Only
+// read-only tools are offered unless Options.Unsafe adds the write tools,
+// so that tests can prove clients refuse them.
 //
 // It is a test and demo fixture; production code never imports it.
 package k8smcp
