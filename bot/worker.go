@@ -352,7 +352,12 @@ func (b *Bot) renderResult(doc *resultDoc, jobID string) (render.ResultMessages,
 
 // loadDoc returns a job's kept result (ErrNotFound when none).
 func (b *Bot) loadDoc(ctx context.Context, jobID string) (*resultDoc, error) {
-	raw, err := b.o.Store.ResultDoc(ctx, jobID)
+	return loadResultDoc(ctx, b.o.Store, jobID)
+}
+
+// loadResultDoc reads a job's kept result document.
+func loadResultDoc(ctx context.Context, store *sessions.Store, jobID string) (*resultDoc, error) {
+	raw, err := store.ResultDoc(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}

@@ -103,41 +103,8 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 				cfg[k] = v
 			}
 		}
-		for k, v := range cfg {
-			if _, err := config.Check(k, v); err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-			if config.IsSecret(k) {
-				redact.Register(v)
-			}
-		}
-		// The MCP servers of AUTOHEAL_CONFIG, as serve uses them.
-		var servers []mcp.ServerConfig
-		if path := strings.TrimSpace(os.Getenv(alerts.ConfigEnv)); path != "" {
-			var secrets []string
-			if servers, secrets, err = loadMCPServers(path, os.Getenv); err != nil {
-				return fmt.Errorf("%s: %w", alerts.ConfigEnv, err)
-			}
-			redact.Register(secrets...)
-		}
-		mcps := mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp"), ClientVersion: version}, 0)
-		defer func() { _ = mcps.Close() }()
-		caps, err := capset.Build(ctx, config.OperatorSettings(cfg), capset.Options{MCP: mcps, MCPServers: servers})
-		if err != nil {
-			return err
-		}
-		if planner != nil {
-			caps = llm.CaptureData(caps) // the model also sees query results, not only findings
-		}
-		e := investigate.New(investigate.Options{Deadline: *deadline, Capabilities: caps, Logger: slog.Default()})
-		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Start: start, End: end, Service: cfg["service_name"],
-			Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"], LogServiceLabel: cfg["log_service_label"]}
-		if planner != nil {
-			res, err = planner.Investigate(ctx, e, issue)
-		} else {
-			res, err = e.Investigate(ctx, issue)
-		}
-		if err != nil {
+		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Start: start, End: end}
+		if res, err = investigateBackends(ctx, cfg, issue, *deadline, planner); err != nil {
 			return err
 		}
 	}
@@ -148,6 +115,54 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	_, err = io.WriteString(stdout, investigate.FormatText(res))
 	return err
+}
+
+// investigateBackends runs one investigation against the real backends
+// cfg configures (the environment's settings and the MCP servers of
+// AUTOHEAL_CONFIG, as serve uses them), with the model when planner is set.
+// The issue's service, namespace, repo and ref default to cfg's.
+func investigateBackends(ctx context.Context, cfg map[string]string, issue investigate.Issue, deadline time.Duration, planner *llm.Planner) (*investigate.HealResult, error) {
+	for k, v := range cfg {
+		if _, err := config.Check(k, v); err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if config.IsSecret(k) {
+			redact.Register(v)
+		}
+	}
+	var servers []mcp.ServerConfig
+	if path := strings.TrimSpace(os.Getenv(alerts.ConfigEnv)); path != "" {
+		var secrets []string
+		var err error
+		if servers, secrets, err = loadMCPServers(path, os.Getenv); err != nil {
+			return nil, fmt.Errorf("%s: %w", alerts.ConfigEnv, err)
+		}
+		redact.Register(secrets...)
+	}
+	mcps := mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp"), ClientVersion: version}, 0)
+	defer func() { _ = mcps.Close() }()
+	caps, err := capset.Build(ctx, config.OperatorSettings(cfg), capset.Options{MCP: mcps, MCPServers: servers})
+	if err != nil {
+		return nil, err
+	}
+	if planner != nil {
+		caps = llm.CaptureData(caps) // the model also sees query results, not only findings
+	}
+	e := investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default()})
+	fill := func(v *string, key string) {
+		if *v == "" {
+			*v = cfg[key]
+		}
+	}
+	fill(&issue.Service, "service_name")
+	fill(&issue.Namespace, "namespace")
+	fill(&issue.Repo, "repo")
+	fill(&issue.Ref, "ref")
+	fill(&issue.LogServiceLabel, "log_service_label")
+	if planner != nil {
+		return planner.Investigate(ctx, e, issue)
+	}
+	return e.Investigate(ctx, issue)
 }
 
 // envConfig reads every config key's environment fallback.

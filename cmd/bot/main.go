@@ -7,6 +7,7 @@
 //	bot demo --scenario DIR         the whole Slack flow against simulators
 //	bot sim --scenario DIR          serve a scenario's simulators and print their URLs
 //	bot history [flags]             list and search the incident memory
+//	bot mcp [--http ADDR]           AutoHeal as an MCP server (read-only tools)
 //	bot version                     print the version
 //
 // Logs go to stderr. `serve` logs JSON at info by default; the other
@@ -45,6 +46,7 @@ func commands() []command {
 		{"serve", "run the Slack bot (Socket Mode) and the worker; configured from the environment", runServe},
 		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
 		{"history", "list and search the incident memory: bot history [--service S] [--search WORDS]", runHistory},
+		{"mcp", "AutoHeal as an MCP server (stdio, or --http ADDR with AUTOHEAL_MCP_TOKEN)", runMCP},
 		{"version", "print the version", runVersion},
 	}
 }
