@@ -195,6 +195,9 @@ func approvalView(r *investigate.HealResult, minBand investigate.Band, remediati
 		}
 		return render.ApprovalView{Note: note}
 	}
+	if r.Contested() {
+		return render.ApprovalView{Note: "No PR: another explanation is as well supported by the evidence (see Also possible); confirm which before a fix is proposed."}
+	}
 	if band := r.RootCause.Band; !band.AtLeast(minBand) {
 		return render.ApprovalView{Note: fmt.Sprintf("No PR: confidence %s is below %s, the minimum for proposing a pull request.", bandName(band), minBand)}
 	}

@@ -54,6 +54,11 @@ func TestUserGroupsCache(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func contested(r *investigate.HealResult, alt investigate.Band) *investigate.HealResult {
+	r.Alternatives = []investigate.Alternative{{Planner: investigate.ModeLLM, RootCause: investigate.RootCause{Service: "other", Band: alt}}}
+	return r
+}
+
 func TestApprovalView(t *testing.T) {
 	patch := &investigate.Patch{File: "a.go", Diff: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-x\n+y\n"}
 	edit := &investigate.ManifestEdit{File: "deploy/cart.yaml", Line: 12, Path: "resources.limits.memory", OldValue: "256Mi", NewValue: "512Mi"}
@@ -76,6 +81,8 @@ func TestApprovalView(t *testing.T) {
 		{"a patch for infrastructure is never offered", res(investigate.BucketInfrastructure, investigate.BandHigh, patch, nil), investigate.BandMedium, true, false, "operator action"},
 		{"flake", res(investigate.BucketFlake, investigate.BandHigh, nil, nil), investigate.BandMedium, true, false, "flake"},
 		{"no remediator", res(investigate.BucketCodeBug, investigate.BandHigh, patch, nil), investigate.BandMedium, false, false, "not enabled"},
+		{"an alternative as well supported", contested(res(investigate.BucketCodeBug, investigate.BandMedium, patch, nil), investigate.BandMedium), investigate.BandMedium, true, false, "as well supported"},
+		{"a less supported alternative", contested(res(investigate.BucketCodeBug, investigate.BandHigh, patch, nil), investigate.BandMedium), investigate.BandMedium, true, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

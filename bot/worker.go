@@ -182,6 +182,13 @@ func (b *Bot) progressMessage(ctx context.Context, jobID string, p Investigation
 	return ts, posted, nil
 }
 
+// CapabilityWrapper is an Investigator that needs the capabilities wrapped
+// before the engine gets them (the LLM planner: tool data for the model
+// and a call cache for its reference run).
+type CapabilityWrapper interface {
+	WrapCapabilities([]investigate.Capability) []investigate.Capability
+}
+
 // investigate builds the capabilities from the session and runs the
 // investigation with the progress observer.
 func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg config.Settings, action *render.ActionValue, upd *Updater, log *slog.Logger) (*investigate.HealResult, error) {
@@ -216,6 +223,9 @@ func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg conf
 		log.Warn("mcp servers unavailable", "err", b.o.Redactor.String(err.Error()))
 	}
 	defer func() { _ = capset.Close(caps) }()
+	if w, ok := b.o.Investigator.(CapabilityWrapper); ok {
+		caps = w.WrapCapabilities(caps) // the LLM planner sees what `bot investigate` and `bot eval` show it
+	}
 	e := investigate.New(investigate.Options{
 		Capabilities: caps,
 		Deadline:     b.o.EngineDeadline,

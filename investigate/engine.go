@@ -86,6 +86,14 @@ func (e *Engine) Capability(f Family) Capability {
 	return nil
 }
 
+// Quiet returns the engine without its progress observer, for a planner's
+// own reference run over calls it has already shown.
+func (e *Engine) Quiet() *Engine {
+	q := *e
+	q.opts.Observer = nil
+	return &q
+}
+
 // ToolSpecs lists the tools of configured capabilities only.
 func (e *Engine) ToolSpecs() []ToolSpec {
 	var out []ToolSpec

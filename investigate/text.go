@@ -23,6 +23,12 @@ func FormatText(r *HealResult) string {
 	}
 	fmt.Fprintf(&b, "Class        %s / %s\n", bucketWord(rc.Bucket), strings.ReplaceAll(string(rc.ErrorType), "_", " "))
 	fmt.Fprintf(&b, "Confidence   %s (raw %.2f, claimed %s)\n             %s\n", rc.Band, rc.RawConfidence, rc.ClaimedBand, r.ConfidenceNote)
+	for _, a := range r.Alternatives {
+		fmt.Fprintf(&b, "Also possible %s (%s confidence, %s planner)\n             %s\n", a.RootCause.Headline(), a.RootCause.Band, a.Planner, a.Note)
+	}
+	if len(r.Runbooks) > 0 {
+		fmt.Fprintf(&b, "Runbook      %s\n", strings.Join(r.Runbooks, ", "))
+	}
 	if len(r.Evidence) > 0 {
 		b.WriteString("\nEvidence\n")
 		for _, f := range r.Evidence {
@@ -99,6 +105,16 @@ func FormatText(r *HealResult) string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+// Headline names a root cause in one line: "code bug: null pointer in
+// payment at src/payment/charge.js:58".
+func (rc RootCause) Headline() string {
+	s := fmt.Sprintf("%s: %s in %s", bucketWord(rc.Bucket), strings.ReplaceAll(string(rc.ErrorType), "_", " "), orDash(rc.Service))
+	if rc.File != "" {
+		s += fmt.Sprintf(" at %s:%d", rc.File, rc.Line)
 	}
 	return s
 }

@@ -319,16 +319,42 @@ type HealResult struct {
 	ConfidenceNote   string        `json:"confidence_note"`
 	Mode             Mode          `json:"mode"`
 	ModeNote         string        `json:"mode_note,omitempty"` // e.g. why the LLM was not used
-	Usage            *Usage        `json:"usage,omitempty"`
-	Started          time.Time     `json:"started"`
-	Wall             time.Duration `json:"wall_ns"`
-	IssueKey         string        `json:"issue_key,omitempty"`
-	Repo             string        `json:"repo,omitempty"`
-	Ref              string        `json:"ref,omitempty"`
+	// Alternatives are conclusions the receipts also support that the
+	// result does not lead with (the other planner's reading).
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Runbooks names the runbooks of the library that applied.
+	Runbooks []string      `json:"runbooks,omitempty"`
+	Usage    *Usage        `json:"usage,omitempty"`
+	Started  time.Time     `json:"started"`
+	Wall     time.Duration `json:"wall_ns"`
+	IssueKey string        `json:"issue_key,omitempty"`
+	Repo     string        `json:"repo,omitempty"`
+	Ref      string        `json:"ref,omitempty"`
 }
 
 // ToolCalls is the number of tool calls the result is based on.
 func (r *HealResult) ToolCalls() int { return len(r.Timeline) }
+
+// Alternative is a competing conclusion drawn from the same receipts.
+type Alternative struct {
+	RootCause RootCause `json:"root_cause"`
+	// Planner is the planner that concluded it.
+	Planner Mode `json:"planner"`
+	// Note says why the result does not lead with it.
+	Note string `json:"note,omitempty"`
+}
+
+// Contested reports an alternative as well supported as the root cause:
+// both are shown and no fix is offered for approval until a human
+// decides.
+func (r *HealResult) Contested() bool {
+	for _, a := range r.Alternatives {
+		if a.RootCause.Band.Rank() >= r.RootCause.Band.Rank() {
+			return true
+		}
+	}
+	return false
+}
 
 // ToolSpec describes one tool for planners: the deterministic engine calls it
 // by name and so does the LLM, with the same JSON arguments.

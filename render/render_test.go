@@ -964,3 +964,28 @@ func TestTextHelpers(t *testing.T) {
 		assert.Equal(t, "$1.50", formatCost(1.5))
 	})
 }
+
+// A result shows the conclusions it does not lead with, and names the
+// runbooks that applied; an alternative as well supported as the root
+// cause is said to be so.
+func TestAlternativesAndRunbooksAreShown(t *testing.T) {
+	r := codeBugResult()
+	r.Alternatives = []investigate.Alternative{{Planner: investigate.ModeLLM, Note: "the model's answer, less supported by the evidence",
+		RootCause: investigate.RootCause{Service: "checkout", ErrorType: investigate.ErrTimeout, Bucket: investigate.BucketInfrastructure, Band: investigate.BandLow}}}
+	r.Runbooks = []string{"payments-timeouts.md"}
+	msgs, err := Result(r, ResultOptions{})
+	require.NoError(t, err)
+	require.NoError(t, Validate(msgs.Main))
+	text := blockTexts(msgs.Main)
+	assert.Contains(t, text, "*Also possible*")
+	assert.Contains(t, text, "Infrastructure: Timeout in checkout")
+	assert.Contains(t, text, "(model)")
+	assert.Contains(t, text, "the model's answer, less supported by the evidence")
+	assert.NotContains(t, text, "as well supported")
+	assert.Contains(t, text, "Runbook: `payments-timeouts.md`")
+
+	r.Alternatives[0].RootCause.Band = r.RootCause.Band
+	msgs, err = Result(r, ResultOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, blockTexts(msgs.Main), "as well supported as the root cause above")
+}

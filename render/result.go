@@ -118,6 +118,7 @@ const (
 	remediationMax         = 600
 	patchExplanationMax    = 250
 	regressionTestFollowUp = 20000
+	alternativesShown      = 3
 )
 
 // Result renders a HealResult: the main message (root cause, badge,
@@ -145,6 +146,12 @@ func Result(r *investigate.HealResult, o ResultOptions) (ResultMessages, error) 
 	note := confidenceNote(r)
 	if note != "" && !o.ColorBar {
 		blocks = append(blocks, contextBlock(note))
+	}
+	if a := alternativesText(r); a != "" {
+		blocks = append(blocks, section(a))
+	}
+	if rb := runbooksText(r); rb != "" {
+		blocks = append(blocks, contextBlock(rb))
 	}
 	blocks = append(blocks, slack.NewDividerBlock())
 	blocks = append(blocks, section(evidenceText(r)))
@@ -294,6 +301,51 @@ func confidenceNote(r *investigate.HealResult) string {
 		return ""
 	}
 	return ":information_source: " + note
+}
+
+// alternativesText shows the conclusions the result does not lead with
+// (the other planner's reading of the same calls).
+func alternativesText(r *investigate.HealResult) string {
+	if len(r.Alternatives) == 0 {
+		return ""
+	}
+	lines := []string{"*Also possible*"}
+	if r.Contested() {
+		lines[0] = "*Also possible* — as well supported as the root cause above: confirm which before acting"
+	}
+	for i, a := range r.Alternatives {
+		if i == alternativesShown {
+			lines = append(lines, fmt.Sprintf("_…and %d more_", len(r.Alternatives)-i))
+			break
+		}
+		who := "rules"
+		if a.Planner == investigate.ModeLLM {
+			who = "model"
+		}
+		rc := a.RootCause
+		head := BucketLabel(rc.Bucket) + ": " + ErrorTypeLabel(rc.ErrorType) + " in " + escLine(rc.Service, 80)
+		if rc.File != "" {
+			head += " (" + inlineCode(tailTrunc(location(oneLine(boundTail(rc.File, 256)), rc.Line), 70), 74) + ")"
+		}
+		line := fmt.Sprintf("• %s — %s (%s)", head, Badge(rc.Band), who)
+		if n := escLine(a.Note, 300); n != "" {
+			line += "\n      _" + n + "_"
+		}
+		lines = append(lines, line)
+	}
+	return truncateMrkdwn(strings.Join(lines, "\n"), sectionBudget)
+}
+
+// runbooksText names the runbooks of the library that applied.
+func runbooksText(r *investigate.HealResult) string {
+	if len(r.Runbooks) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(r.Runbooks))
+	for _, n := range r.Runbooks {
+		names = append(names, inlineCode(n, 80))
+	}
+	return truncateMrkdwn(":blue_book: Runbook: "+strings.Join(names, ", "), noteMax)
 }
 
 // evidenceLine renders one finding: a bold kind, where it was seen, and a

@@ -146,7 +146,7 @@ func investigateBackends(ctx context.Context, cfg map[string]string, issue inves
 		return nil, err
 	}
 	if planner != nil {
-		caps = llm.CaptureData(caps) // the model also sees query results, not only findings
+		caps = planner.WrapCapabilities(caps) // the model also sees query results, not only findings
 	}
 	e := investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default()})
 	fill := func(v *string, key string) {

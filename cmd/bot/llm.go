@@ -109,10 +109,11 @@ func investigator(p *llm.Planner) func(ctx context.Context, e *investigate.Engin
 	return p.Investigate
 }
 
-// wrapFor lets the LLM planner see query results, not only findings.
+// wrapFor lets the LLM planner see query results, not only findings, as
+// the bot's worker does (bot.CapabilityWrapper).
 func wrapFor(p *llm.Planner) func([]investigate.Capability) []investigate.Capability {
 	if p == nil {
 		return nil
 	}
-	return llm.CaptureData
+	return p.WrapCapabilities
 }

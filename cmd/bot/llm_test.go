@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,4 +109,85 @@ func TestEvalUsesThePlannerWhenConfigured(t *testing.T) {
 	_, stderr, code = run(t, "eval", "--no-llm", cliExamples)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, n, len(srv.Requests()))
+}
+
+// toolShapes describes the fenced tool outputs of a request's first user
+// message: per tool (in call order), its findings' kinds and the keys of
+// the structured data shown with them. Values are left out: concurrent
+// calls complete in any order and the demo's alert names its own window.
+func toolShapes(t *testing.T, req *oaisim.ChatRequest) []string {
+	t.Helper()
+	require.GreaterOrEqual(t, len(req.Messages), 2)
+	var out []string
+	for _, g := range fencedRE.FindAllStringSubmatch(string(req.Messages[1].Content), -1) {
+		if g[1] == "incident" {
+			continue
+		}
+		var v struct {
+			Tool     string `json:"tool"`
+			Findings []struct {
+				Kind string `json:"kind"`
+			} `json:"findings"`
+			Data any `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(g[2]), &v), g[2])
+		var kinds, keys []string
+		for _, f := range v.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		sort.Strings(kinds)
+		switch d := v.Data.(type) {
+		case map[string]any:
+			for k := range d {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+		case nil:
+			keys = []string{"(no data)"}
+		default:
+			keys = []string{fmt.Sprintf("(%T)", d)}
+		}
+		out = append(out, fmt.Sprintf("%s findings=%v data=%v", v.Tool, kinds, keys))
+	}
+	return out
+}
+
+var fencedRE = regexp.MustCompile(`(?s)<<<DATA id=\S+ source=(\S+)>>>\n(.*?)\n<<<END DATA id=\S+>>>`)
+
+// serve and demo (the bot's worker), investigate and eval show the model
+// the same tool outputs, Kubernetes data included: the evaluation measures
+// the prompt production sends.
+func TestEveryPathShowsTheModelTheSameEvidence(t *testing.T) {
+	t.Setenv("REDIS_URL", "") // the demo's embedded Redis
+	t.Setenv("AUTOHEAL_ENCRYPTION_KEY", "")
+	scen := filepath.Join(cliExamples, "cart-oomkilled-low-limit")
+	first := func(run func()) []string {
+		srv := modelEnv(t)
+		run()
+		reqs := srv.ChatRequests()
+		require.NotEmpty(t, reqs)
+		return toolShapes(t, reqs[0])
+	}
+	cli := first(func() {
+		_, stderr, code := run(t, "investigate", "--scenario", scen, "--json")
+		require.Equal(t, 0, code, stderr)
+	})
+	eval := first(func() {
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(filepath.Join(dir, "cart"), os.DirFS(scen)))
+		_, stderr, code := run(t, "eval", dir)
+		require.Equal(t, 0, code, stderr)
+	})
+	demo := first(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, runDemo(ctx, []string{"--scenario", scen, "--approve=false"}, &stdout, &stderr), stderr.String())
+	})
+
+	require.Len(t, cli, 5, "the first round")
+	assert.Contains(t, strings.Join(demo, "\n"), "k8s_workload_status findings=[k8s_event] data=[findings namespace pods warning_events workloads_healthy workloads_unhealthy]",
+		"the Kubernetes tool's data, not a line count")
+	assert.Equal(t, cli, eval, "investigate and eval")
+	assert.Equal(t, cli, demo, "investigate and the bot's worker (demo, serve)")
 }

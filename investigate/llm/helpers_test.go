@@ -79,7 +79,7 @@ func runScenario(t *testing.T, dir string, p *llm.Planner) *investigate.HealResu
 	t.Helper()
 	s, err := scenario.Load(dir)
 	require.NoError(t, err)
-	res, err := harness.Run(context.Background(), s, harness.RunOptions{Investigator: p.Investigate})
+	res, err := harness.Run(context.Background(), s, harness.RunOptions{Investigator: p.Investigate, WrapCapabilities: p.WrapCapabilities})
 	require.NoError(t, err)
 	require.NotNil(t, res)
 	return res
@@ -93,4 +93,33 @@ func deterministic(t *testing.T, dir string) *investigate.HealResult {
 	res, err := harness.Run(context.Background(), s, harness.RunOptions{})
 	require.NoError(t, err)
 	return res
+}
+
+// modelConclusion is the model's governed root cause and confidence note,
+// whether the result leads with it or shows it as an alternative to the
+// rule-based conclusion.
+func modelConclusion(t *testing.T, res *investigate.HealResult) (investigate.RootCause, string) {
+	t.Helper()
+	if res.Mode == investigate.ModeLLM {
+		return res.RootCause, res.ConfidenceNote
+	}
+	for _, a := range res.Alternatives {
+		if a.Planner == investigate.ModeLLM {
+			return a.RootCause, a.Note
+		}
+	}
+	t.Fatalf("no model conclusion in the result (%s)", res.ModeNote)
+	return investigate.RootCause{}, ""
+}
+
+// plannerReceipts are the receipts of calls the LLM planner made itself
+// (not the deterministic engine's reference run).
+func plannerReceipts(res *investigate.HealResult, tool string) []investigate.Receipt {
+	var out []investigate.Receipt
+	for _, r := range res.Timeline {
+		if r.Tool == tool && r.Planner == "llm" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -127,8 +127,11 @@ func (f *failure) Unwrap() error { return f.err }
 type run struct {
 	p       *Planner
 	e       *investigate.Engine
+	parent  context.Context // the caller's context (the planner's deadline excluded)
 	issue   investigate.Issue
 	led     *investigate.Ledger
+	cache   *callCache
+	ref     *investigate.HealResult // the deterministic engine's result, once run
 	fence   string
 	lim     Limits
 	msgs    []openai.ChatCompletionMessage
@@ -147,6 +150,7 @@ type run struct {
 	repaired    bool
 	overclaimed bool
 	askedMore   bool
+	claimsNoted bool
 	answers     int
 
 	prompt, completion int
@@ -165,8 +169,9 @@ func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, iss
 	started := p.opts.Now()
 	ctx, cancel := context.WithTimeout(parent, p.cfg.Limits.Deadline)
 	defer cancel()
+	ctx, cache := withCallCache(ctx)
 	issue = investigate.NormalizeIssue(issue, started)
-	r := &run{p: p, e: e, issue: issue, led: &investigate.Ledger{}, lim: p.cfg.Limits, seen: map[string]string{}, unreadable: map[string]bool{},
+	r := &run{p: p, e: e, parent: parent, issue: issue, led: &investigate.Ledger{}, cache: cache, lim: p.cfg.Limits, seen: map[string]string{}, unreadable: map[string]bool{},
 		allowed: map[string]investigate.ToolSpec{}, model: p.cfg.Model}
 	r.fence = p.newFence()
 	for _, s := range e.ToolSpecs() {
@@ -186,8 +191,7 @@ func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, iss
 	receipts, data := r.callAll(ctx, plannerFirstRound, first)
 	res, err := r.converse(ctx, receipts, data)
 	if err != nil {
-		r.completeDeterministically(parent, ctx)
-		res = r.fallback(err)
+		res = r.fallback(ctx, err)
 	}
 	res.Started = started
 	res.Wall = p.opts.Now().Sub(started)
@@ -223,11 +227,10 @@ func (r *run) callAll(ctx context.Context, planner string, calls []investigate.T
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	dctx, store := withDataStore(ctx)
-	receipts := r.e.CallAll(dctx, r.led, planner, calls)
+	receipts := r.e.CallAll(ctx, r.led, planner, calls)
 	data := make([]any, len(calls))
 	for i, c := range calls {
-		data[i] = store.get(c)
+		data[i] = r.cache.data(c)
 	}
 	return receipts, data
 }
@@ -670,54 +673,6 @@ func (r *run) unusedTools() []string {
 	return out
 }
 
-// fallbackGrace bounds the deterministic completion after the deadline.
-const fallbackGrace = 15 * time.Second
-
-// completeDeterministically makes the calls of the engine's second round
-// that are still missing — the source at the frame its conclusion anchors
-// on, the manifests of an infrastructure cause — so that the deterministic
-// answer is as good as the engine's own. After the planner's deadline it
-// gets a short grace period, unless the caller is gone.
-func (r *run) completeDeterministically(parent, ctx context.Context) {
-	if ctx.Err() != nil {
-		if parent.Err() != nil {
-			return
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(parent), fallbackGrace)
-		defer cancel()
-	}
-	receipts := r.led.Receipts()
-	done := map[string]bool{}
-	for _, rc := range receipts {
-		if rc.OK {
-			done[rc.Tool] = true
-		}
-	}
-	base := r.e.ConcludeReceipts(r.issue, receipts).RootCause
-	if base.Service == "" || base.Bucket == investigate.BucketUnknown {
-		return
-	}
-	svc := investigate.NormalizeServiceName(base.Service)
-	var calls []investigate.ToolCall
-	if _, ok := r.allowed["source_read"]; ok && base.File == "" && !done["source_read"] {
-		for _, f := range r.anchorCandidates(receipts, svc) {
-			calls = append(calls, investigate.ToolCall{Tool: "source_read",
-				Args: map[string]any{"file": investigate.PathHint(f), "line": f.Line, "service": base.Service}})
-			break
-		}
-	}
-	infra := base.Bucket == investigate.BucketInfrastructure
-	switch base.ErrorType {
-	case investigate.ErrOOM, investigate.ErrConfig, investigate.ErrResourceExhaustion, investigate.ErrTLS:
-		infra = true
-	}
-	if _, ok := r.allowed["source_manifests"]; ok && infra && !done["source_manifests"] {
-		calls = append(calls, investigate.ToolCall{Tool: "source_manifests", Args: map[string]any{"service": base.Service}})
-	}
-	r.e.CallAll(ctx, r.led, plannerFirstRound, calls)
-}
-
 // anchorCandidates lists the application frames the service's own failures
 // point at, most frequent first (traces count double, as in the engine).
 func (r *run) anchorCandidates(receipts []investigate.Receipt, svc string) []investigate.Frame {
@@ -765,9 +720,76 @@ func (r *run) anchorCandidates(receipts []investigate.Receipt, svc string) []inv
 	return out
 }
 
-// fallback is the deterministic conclusion over every receipt so far.
-func (r *run) fallback(err error) *investigate.HealResult {
-	res := r.e.ConcludeReceipts(r.issue, r.led.Receipts())
+// fallbackGrace bounds the deterministic engine's run after the planner's
+// deadline, when the caller is still waiting.
+const fallbackGrace = 15 * time.Second
+
+// reference is the deterministic engine's own result for this
+// investigation, computed once: its run reuses every call the planner has
+// made (the call cache) and makes the calls it would make itself that are
+// still missing. After the planner's deadline it gets a short grace
+// period, unless the caller is gone; then the conclusion over the receipts
+// so far stands in.
+func (r *run) reference(ctx context.Context) *investigate.HealResult {
+	if r.ref != nil {
+		return r.ref
+	}
+	parent := r.parent
+	if ctx.Err() != nil {
+		if parent.Err() != nil {
+			res := r.e.ConcludeReceipts(r.issue, r.led.Receipts())
+			res.Mode = investigate.ModeDeterministic
+			return res // not cached: a later call has no more time either
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, fallbackGrace)
+		defer cancel()
+		ctx = context.WithValue(ctx, cacheKey{}, r.cache)
+	}
+	res, err := r.e.Quiet().Investigate(ctx, r.issue)
+	if err != nil || res == nil {
+		res = r.e.ConcludeReceipts(r.issue, r.led.Receipts())
+		res.Mode = investigate.ModeDeterministic
+	}
+	r.ref = res
+	return res
+}
+
+// timeline is every call made: the planner's receipts, then those of the
+// deterministic run it did not make itself (numbered after them).
+func (r *run) timeline() []investigate.Receipt {
+	out := r.led.Receipts()
+	if r.ref == nil {
+		return out
+	}
+	return mergeReceipts(out, r.ref.Timeline)
+}
+
+// mergeReceipts appends the receipts of extra whose call (tool and
+// arguments) is not in base, renumbered after base.
+func mergeReceipts(base, extra []investigate.Receipt) []investigate.Receipt {
+	seen := map[string]bool{}
+	for _, rc := range base {
+		seen[callKey(rc.Tool, rc.Args)] = true
+	}
+	out := append([]investigate.Receipt(nil), base...)
+	for _, rc := range extra {
+		if k := callKey(rc.Tool, rc.Args); !seen[k] {
+			seen[k] = true
+			rc.Seq = len(out) + 1
+			out = append(out, rc)
+		}
+	}
+	return out
+}
+
+// fallback is the deterministic engine's result over the same calls: never
+// worse than the engine alone. The model's extra calls stay in the
+// timeline.
+func (r *run) fallback(ctx context.Context, err error) *investigate.HealResult {
+	ref := r.reference(ctx)
+	res := *ref
+	res.Timeline = mergeReceipts(ref.Timeline, r.led.Receipts())
 	res.Mode = investigate.ModeDeterministic
 	var f *failure
 	if errors.As(err, &f) {
@@ -776,5 +798,5 @@ func (r *run) fallback(err error) *investigate.HealResult {
 		res.ModeNote = "LLM unavailable (" + r.p.clean.clip(err.Error(), 200) + "): deterministic answer"
 	}
 	r.p.log.Warn("llm planner fell back to the deterministic answer", "reason", res.ModeNote)
-	return res
+	return &res
 }

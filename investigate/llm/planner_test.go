@@ -252,7 +252,7 @@ func TestUnknownToolIsRefusedAndTheValidParallelCallRuns(t *testing.T) {
 
 	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
 	assert.Empty(t, receiptsOf(res, "github_merge_pull_request"), "a tool the engine does not offer never runs")
-	reads, queries := receiptsOf(res, "source_read"), receiptsOf(res, "logs_query")
+	reads, queries := plannerReceipts(res, "source_read"), receiptsOf(res, "logs_query")
 	require.Len(t, reads, 1)
 	require.Len(t, queries, 1)
 	assert.Equal(t, "llm", reads[0].Planner)
@@ -277,7 +277,7 @@ func TestRepeatedCallsAreNotExecutedTwice(t *testing.T) {
 	res := runScenario(t, example("ad-npe-missing-context"), p)
 
 	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
-	assert.Len(t, receiptsOf(res, "source_read"), 1)
+	assert.Len(t, plannerReceipts(res, "source_read"), 1)
 	reqs := env.srv.ChatRequests()
 	require.Len(t, reqs, 3)
 	last := toolMessages(reqs[2])
@@ -295,7 +295,7 @@ func TestHallucinatedFileIsDroppedNotAnchored(t *testing.T) {
 	assert.Empty(t, res.RootCause.File, "a file the repository does not have is no location")
 	assert.Equal(t, investigate.BandMedium, res.RootCause.Band, "traces and logs still corroborate the error type")
 	assert.Contains(t, res.ModeNote, "AdCache.java:12, which could not be read (not_found): the location was dropped")
-	reads := receiptsOf(res, "source_read")
+	reads := plannerReceipts(res, "source_read")
 	require.Len(t, reads, 1, "the planner tried to read the named file itself")
 	assert.False(t, reads[0].OK)
 	assert.Nil(t, res.Fix.Patch, "no patch for an unanchored location")
@@ -331,14 +331,14 @@ func TestOverclaimGetsOneRetryThenIsClamped(t *testing.T) {
 	p := newPlanner(t, env, func(s *plannerSetup) { s.opts.Metrics = counters })
 	res := runScenario(t, geofence, p)
 
-	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
 	texts := userTexts(env)
 	assert.Equal(t, 1, countContaining(texts, "claims HIGH confidence, but the evidence gathered so far supports MEDIUM"))
 	assert.Equal(t, 1, countContaining(texts, "HIGH would need"), "the retry names the missing evidence")
-	assert.Equal(t, investigate.BandMedium, res.RootCause.Band)
-	assert.Equal(t, investigate.BandHigh, res.RootCause.ClaimedBand)
-	assert.Contains(t, res.ConfidenceNote, "clamped to MEDIUM")
-	assert.Contains(t, res.ConfidenceNote, "claimed HIGH again")
+	rc, note := modelConclusion(t, res)
+	assert.Equal(t, investigate.BandMedium, rc.Band)
+	assert.Equal(t, investigate.BandHigh, rc.ClaimedBand)
+	assert.Contains(t, note, "clamped to MEDIUM")
+	assert.Contains(t, note, "claimed HIGH again")
 	assert.Equal(t, 1.0, counters.Value(llm.MetricGovernor, "action", "overclaim_retry"))
 	assert.Equal(t, 1.0, counters.Value(llm.MetricGovernor, "action", "clamp"))
 }
@@ -349,11 +349,11 @@ func TestOverclaimCorrectedAfterTheRetry(t *testing.T) {
 	p := newPlanner(t, env)
 	res := runScenario(t, geofence, p)
 
-	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
-	assert.Equal(t, investigate.BandMedium, res.RootCause.Band)
-	assert.Equal(t, investigate.BandMedium, res.RootCause.ClaimedBand, "the model lowered its claim")
-	assert.NotContains(t, res.ConfidenceNote, "clamped")
-	assert.Equal(t, "geofence-svc", res.RootCause.Service)
+	rc, note := modelConclusion(t, res)
+	assert.Equal(t, investigate.BandMedium, rc.Band)
+	assert.Equal(t, investigate.BandMedium, rc.ClaimedBand, "the model lowered its claim")
+	assert.NotContains(t, note, "clamped")
+	assert.Equal(t, "geofence-svc", rc.Service)
 }
 
 func TestLowFirstAnswerAsksForMoreEvidenceOnce(t *testing.T) {
@@ -655,7 +655,8 @@ func TestHarnessEvaluateWithThePlanner(t *testing.T) {
 // Receipts can support a wrong claim: a model blaming the caller's frame of
 // a read file, corroborated by traces and logs, would earn HIGH. The engine's
 // reading of the same receipts points elsewhere, so the claim is contested
-// and cannot be HIGH.
+// and cannot be HIGH; the engine's HIGH conclusion leads and the model's
+// answer is shown as the alternative.
 func TestClaimAgainstTheRuleBasedConclusionIsContested(t *testing.T) {
 	t.Parallel()
 	caller := answer("ad", "null_pointer", "code_bug", adFile, 107, "HIGH", nil)
@@ -664,9 +665,13 @@ func TestClaimAgainstTheRuleBasedConclusionIsContested(t *testing.T) {
 		oaisim.Answer(caller), oaisim.Answer(caller))})
 	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env))
 
-	require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
-	assert.Equal(t, 107, res.RootCause.Line)
-	assert.Equal(t, investigate.BandMedium, res.RootCause.Band)
-	assert.Contains(t, res.ConfidenceNote, "evidence ruling out the rule-based conclusion (code_bug null_pointer in ad at com/acme/shop/ad/AdService.java:137)")
+	require.Equal(t, investigate.ModeDeterministic, res.Mode, res.ModeNote)
+	assert.Equal(t, 137, res.RootCause.Line, "the better supported conclusion leads")
+	assert.Equal(t, investigate.BandHigh, res.RootCause.Band)
+	rc, note := modelConclusion(t, res)
+	assert.Equal(t, 107, rc.Line)
+	assert.Equal(t, investigate.BandMedium, rc.Band)
+	assert.Contains(t, note, "evidence ruling out the rule-based conclusion (code_bug null_pointer in ad at "+adFile+":137)")
 	assert.Equal(t, 1, countContaining(userTexts(env), "ruling out the rule-based conclusion"), "the retry says what the evidence does not rule out")
+	assert.False(t, res.Contested(), "the alternative is less supported: a fix may still be approved")
 }

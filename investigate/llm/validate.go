@@ -12,7 +12,9 @@ import (
 // validate is the output validator: it verifies the named file, asks the
 // governor what the receipts support, and either returns the governed
 // result or a follow-up message (one overclaim retry, one request for more
-// evidence after a LOW first answer).
+// evidence after a LOW first answer). The deterministic engine's reading
+// of the same calls is the reference: when the two disagree, the better
+// supported one leads and the other is shown as an alternative.
 func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult, string) {
 	r.answers++
 	rc := investigate.RootCause{
@@ -21,18 +23,11 @@ func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult,
 		ErrorType: investigate.ErrorType(a.RootCause.ErrorType), Bucket: investigate.Bucket(a.RootCause.Bucket),
 		RawConfidence: a.raw, ClaimedBand: a.claimed,
 	}
+	ref := r.reference(ctx)
 	rc.File, rc.Line = r.verifyFile(ctx, rc)
-	receipts := r.led.Receipts()
-	in := investigate.EvidenceFor(r.issue, receipts, rc)
-	base := r.e.ConcludeReceipts(r.issue, receipts)
-	rule := base.RootCause
-	if rule.File == "" && rule.Bucket == investigate.BucketCodeBug {
-		// The engine has not read its anchor yet: compare with the frame it
-		// would read.
-		if fs := r.anchorCandidates(receipts, investigate.NormalizeServiceName(rule.Service)); len(fs) > 0 {
-			rule.File, rule.Line = investigate.PathHint(fs[0]), fs[0].Line
-		}
-	}
+	all := r.timeline()
+	in := r.evidenceFor(all, ref, rc)
+	rule := ref.RootCause
 	if in.Contested == "" && rule.Band.AtLeast(investigate.BandMedium) && !agrees(rule, rc) {
 		// The rule-based reading of the same receipts is a competing
 		// explanation the evidence has not ruled out: no HIGH against it.
@@ -64,7 +59,73 @@ func (r *run) validate(ctx context.Context, a *answer) (*investigate.HealResult,
 		return nil, moreEvidenceMessage(note, unused)
 	}
 	rc.Band = granted
-	return r.result(a, rc, base, note), ""
+	res := r.result(a, rc, ref, note, all)
+	if agrees(rule, rc) {
+		return res, ""
+	}
+	return r.choose(res, ref, in, all), ""
+}
+
+// evidenceFor is the governor's input for the model's claim. A file
+// counts as anchored only when the evidence points at it — a stack frame
+// or code location of a failure, the deterministic engine's own anchor
+// (the change or the manifest setting it matched to the failure), a line
+// of a recent change, a manifest setting the failure names — not merely
+// because the planner read it.
+func (r *run) evidenceFor(all []investigate.Receipt, ref *investigate.HealResult, rc investigate.RootCause) investigate.GovernorInput {
+	in := investigate.EvidenceFor(r.issue, all, rc)
+	if in.FileAnchored && !pointedAt(all, ref.RootCause, rc) {
+		in.FileAnchored, in.SourceRead = false, false
+		r.notes = append(r.notes, fmt.Sprintf("no evidence points at %s:%d, so reading it anchors nothing", truncate(rc.File, 160), rc.Line))
+		r.p.metrics.Add(MetricGovernor, 1, "action", "unanchored_file")
+	}
+	return in
+}
+
+// support ranks the evidence behind a conclusion of a given band.
+func support(band investigate.Band, in investigate.GovernorInput) int {
+	n := 10 * band.Rank()
+	if in.ErrorTypeKnown {
+		n++
+	}
+	if in.FileAnchored {
+		n += 2
+	}
+	if in.SourceRead {
+		n++
+	}
+	n += len(in.Corroborating)
+	if in.Contested != "" {
+		n--
+	}
+	return n
+}
+
+// choose settles a disagreement between the model's governed answer and
+// the deterministic conclusion: the better supported one leads (on a tie,
+// the rule-based one, which any rerun reproduces) and the other is shown
+// as an alternative, so that a wrong model answer never silently replaces
+// a well-supported rule-based one, nor the reverse.
+func (r *run) choose(model, ref *investigate.HealResult, modelIn investigate.GovernorInput, all []investigate.Receipt) *investigate.HealResult {
+	refIn := investigate.EvidenceFor(r.issue, all, ref.RootCause)
+	ms, rs := support(model.RootCause.Band, modelIn), support(ref.RootCause.Band, refIn)
+	if strings.TrimSpace(ref.RootCause.Service) == "" || ref.RootCause.Bucket == investigate.BucketUnknown {
+		rs = -1 // the engine names no cause
+	}
+	r.p.metrics.Add(MetricGovernor, 1, "action", "disagreement")
+	if ms > rs {
+		model.Alternatives = append(model.Alternatives, investigate.Alternative{RootCause: ref.RootCause, Planner: investigate.ModeDeterministic,
+			Note: fmt.Sprintf("the rule-based reading of the same calls (%s confidence)", ref.RootCause.Band)})
+		return model
+	}
+	lead := *ref
+	lead.Timeline = all
+	lead.Mode = investigate.ModeDeterministic
+	lead.Usage = model.Usage
+	lead.Alternatives = append(append([]investigate.Alternative(nil), ref.Alternatives...), investigate.Alternative{RootCause: model.RootCause,
+		Planner: investigate.ModeLLM, Note: "the model's answer, less supported by the evidence than the rule-based reading. " + model.ConfidenceNote})
+	lead.ModeNote = r.modeNote() + "; the model's answer disagrees with the rule-based reading of the same calls and is less supported: shown as an alternative"
+	return &lead
 }
 
 // agrees reports whether two root causes name the same defect: the same
@@ -108,7 +169,7 @@ func absInt(x int) int {
 // readFinding returns the source or manifest finding of a successful
 // receipt that covers file (and line within 3, when line > 0).
 func (r *run) readFinding(file string, line int) (investigate.Finding, bool) {
-	for _, rc := range r.led.Receipts() {
+	for _, rc := range r.timeline() {
 		if !rc.OK {
 			continue
 		}
@@ -208,10 +269,9 @@ func sameCause(base, rc investigate.RootCause) bool {
 }
 
 // result builds the governed HealResult from the model's answer.
-func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.HealResult, note string) *investigate.HealResult {
-	receipts := r.led.Receipts()
+func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.HealResult, note string, receipts []investigate.Receipt) *investigate.HealResult {
 	c := r.p.clean
-	rc.Description = c.clip(strings.TrimSpace(rc.Description), 1500)
+	rc.Description = r.noClaims(c.clip(strings.TrimSpace(rc.Description), 1500))
 	rc.Function = c.clip(strings.TrimSpace(rc.Function), 200)
 	if rc.Function == "" && sameCause(base.RootCause, rc) {
 		rc.Function = base.RootCause.Function
@@ -225,6 +285,20 @@ func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.Heal
 	res.Fix = r.fix(a, rc, base)
 	res.ModeNote = r.modeNote()
 	return res
+}
+
+// noClaims drops the sentences of the model's free text that claim an
+// action was taken, and notes it once.
+func (r *run) noClaims(s string) string {
+	out, n := dropActionClaims(s)
+	if n > 0 {
+		r.p.metrics.Add(MetricGovernor, float64(n), "action", "claim_dropped")
+		if !r.claimsNoted {
+			r.claimsNoted = true
+			r.notes = append(r.notes, "sentences of the model's answer claiming an action was taken were dropped (nothing is done without a human's approval)")
+		}
+	}
+	return out
 }
 
 func (r *run) modeNote() string {
@@ -318,14 +392,14 @@ func (r *run) evidence(refs []string, rc investigate.RootCause, base *investigat
 func (r *run) fix(a *answer, rc investigate.RootCause, base *investigate.HealResult) investigate.Fix {
 	c := r.p.clean
 	m := a.Fix
-	f := investigate.Fix{Summary: c.clip(strings.TrimSpace(m.Summary), 1000),
-		Remediation: c.clip(strings.TrimSpace(m.Remediation), 2000)}
+	f := investigate.Fix{Summary: r.noClaims(c.clip(strings.TrimSpace(m.Summary), 1000)),
+		Remediation: r.noClaims(c.clip(strings.TrimSpace(m.Remediation), 2000))}
 	for i, s := range m.Steps {
 		if i == 10 {
 			break
 		}
-		if s = strings.TrimSpace(s); s != "" {
-			f.Steps = append(f.Steps, c.clip(s, 500))
+		if s = r.noClaims(c.clip(strings.TrimSpace(s), 500)); s != "" {
+			f.Steps = append(f.Steps, s)
 		}
 	}
 	for i, s := range m.AffectedRecords {
