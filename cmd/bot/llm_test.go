@@ -185,7 +185,7 @@ func TestEveryPathShowsTheModelTheSameEvidence(t *testing.T) {
 		require.NoError(t, runDemo(ctx, []string{"--scenario", scen, "--approve=false"}, &stdout, &stderr), stderr.String())
 	})
 
-	require.Len(t, cli, 5, "the first round")
+	require.GreaterOrEqual(t, len(cli), 5, "the first round")
 	assert.Contains(t, strings.Join(demo, "\n"), "k8s_workload_status findings=[k8s_event] data=[findings namespace pods warning_events workloads_healthy workloads_unhealthy]",
 		"the Kubernetes tool's data, not a line count")
 	assert.Equal(t, cli, eval, "investigate and eval")
