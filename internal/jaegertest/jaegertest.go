@@ -78,7 +78,7 @@ func Require(t testing.TB) string {
 	if err == nil {
 		return p
 	}
-	msg := fmt.Sprintf("real Jaeger %s: %v; build it with `%s` (a few minutes, cached) or set JAEGER_BIN", Version, err, BuildCommand)
+	msg := fmt.Sprintf("real Jaeger %s: %v; build it once with `%s` (about 10 CPU-minutes, then cached; `make jaeger` does the same) or set JAEGER_BIN", Version, err, BuildCommand)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}

@@ -411,7 +411,7 @@ func (c *Capability) searchErrors(ctx context.Context, services []string, op str
 		r.Summary += fmt.Sprintf(" (%d of %d services could not be searched: %v)", len(errs), len(services), errs[0])
 	}
 	if an.ErrorTraces == 0 && len(saturated) > 0 {
-		r.Warning = fmt.Sprintf("Jaeger cannot filter by span status here and %s had more than %d traces in the window: only the newest were scanned, older failures may be missed",
+		r.Warning = fmt.Sprintf("Jaeger cannot filter by span status here and %s had more traces in the window than one answer holds (up to %d are read): only the newest were scanned, older failures may be missed",
 			strings.Join(saturated, ", "), depth)
 	}
 	if data, ok := r.Data.(map[string]any); ok {
@@ -438,23 +438,31 @@ func (c *Capability) searchService(ctx context.Context, api API, svc, op string,
 		}
 		out.ignoredFilter = traces > 0
 	}
-	depth := scanDepth(limit)
+	// Big traces can make a full-depth answer larger than the client takes:
+	// read fewer (the newest) rather than nothing, and say the scan was cut.
 	var (
 		spans []investigate.Span
 		err   error
+		cut   bool
 	)
-	if api == APIv3 {
-		spans, err = c.searchV3(ctx, svc, op, start, end, depth)
-	} else {
-		spans, err = c.searchV1(ctx, svc, op, nil, start, end, depth)
-	}
-	if err != nil {
-		out.err = err
+	for depth := scanDepth(limit); ; depth /= 4 {
+		if api == APIv3 {
+			spans, err = c.searchV3(ctx, svc, op, start, end, depth)
+		} else {
+			spans, err = c.searchV1(ctx, svc, op, nil, start, end, depth)
+		}
+		if investigate.KindOf(err) == investigate.ErrKindTooLarge && depth/4 >= limit {
+			cut = true
+			continue
+		}
+		if err != nil {
+			out.err = err
+			return out
+		}
+		out.spans, out.scanned = failingTraces(spans, limit)
+		out.saturated = cut || out.scanned >= depth
 		return out
 	}
-	out.spans, out.scanned = failingTraces(spans, limit)
-	out.saturated = out.scanned >= depth
-	return out
 }
 
 // failingTraces keeps the spans of the first limit traces (in the

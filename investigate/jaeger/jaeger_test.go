@@ -158,7 +158,7 @@ func TestSaturatedScanIsAWarning(t *testing.T) {
 			res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, args)
 			require.NoError(t, err)
 			assert.Contains(t, res.Summary, "0 failing traces")
-			assert.Contains(t, res.Warning, "web had more than 100 traces in the window: only the newest were scanned")
+			assert.Contains(t, res.Warning, "web had more traces in the window than one answer holds (up to 100 are read): only the newest were scanned")
 
 			// The same window with fewer traces is read whole: no warning.
 			h, err = jaegersim.New(manyTraces(50, end, true), jaegersim.Options{Now: end})
@@ -263,4 +263,27 @@ func TestNoApplicationServicesIsAWarning(t *testing.T) {
 			assert.Contains(t, res.Warning, "Jaeger lists no service")
 		})
 	}
+}
+
+// Traces too big for one answer at full depth are read fewer at a time
+// (the newest), and the cut scan is said.
+func TestScanOfBigTracesIsCut(t *testing.T) {
+	end := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	h, err := jaegersim.New(manyTraces(150, end, true), jaegersim.Options{Now: end})
+	require.NoError(t, err)
+	var depths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/traces" {
+			depths = append(depths, r.URL.Query().Get("limit"))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := jaeger.New(jaeger.Config{URL: srv.URL, API: jaeger.APIv1, MaxBody: 16 << 10})
+	args, _ := json.Marshal(map[string]any{"start": end.Add(-time.Hour).Format(time.RFC3339), "end": end.Format(time.RFC3339), "limit": 5})
+	res, err := c.Call(context.Background(), jaeger.ToolSearchErrors, args)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"5", "100", "25"}, depths, "the error=true search, the full scan, the cut scan")
+	assert.Contains(t, res.Summary, "0 failing traces")
+	assert.Contains(t, res.Warning, "only the newest were scanned")
 }
