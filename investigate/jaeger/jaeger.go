@@ -636,7 +636,8 @@ func (c *Capability) trace(ctx context.Context, id string) ([]investigate.Span, 
 	}
 	if api == APIv3 {
 		var body otlpResponse
-		if err := c.client.GetJSON(ctx, "/api/v3/traces/"+url.PathEscape(id), nil, &body); err != nil {
+		raw := url.Values{"raw_traces": {"true"}} // as in searchV3: read, never adjusted in place
+		if err := c.client.GetJSON(ctx, "/api/v3/traces/"+url.PathEscape(id), raw, &body); err != nil {
 			return nil, err
 		}
 		return fromOTLP(body), nil

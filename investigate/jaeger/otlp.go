@@ -184,6 +184,11 @@ func (c *Capability) searchV3(ctx context.Context, svc, op string, start, end ti
 	q.Set("query.start_time_min", start.UTC().Format(time.RFC3339Nano))
 	q.Set("query.start_time_max", end.UTC().Format(time.RFC3339Nano))
 	q.Set("query.num_traces", strconv.Itoa(depth))
+	// Unadjusted traces: Jaeger v1.75 runs its adjusters (sorting, span
+	// de-duplication) on the memory store's own copy of a trace, so parallel
+	// searches returning the same trace race inside Jaeger and lose spans.
+	// Raw traces are only read.
+	q.Set("query.raw_traces", "true")
 	var body otlpResponse
 	if err := c.client.GetJSON(ctx, "/api/v3/traces", q, &body); err != nil {
 		if investigate.KindOf(err) == investigate.ErrKindNotFound {
