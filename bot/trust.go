@@ -128,7 +128,7 @@ func (b *Bot) vetSetting(ctx context.Context, scope sessions.Scope, key, value s
 	if u.User != nil {
 		return refuse(refusedCredentialsInURL, "the URL must not hold credentials; set the token setting next to it instead.")
 	}
-	if b.guard.Allows(u.Hostname()) {
+	if b.guard.Allows(httpc.HostPort(u)) {
 		return nil
 	}
 	if scope.IsThread() {
@@ -179,13 +179,15 @@ func (b *Bot) auditSetting(ctx context.Context, scope sessions.Scope, user, via,
 	}
 }
 
-// EnvHosts are the hosts of the URLs in env (the environment fallbacks of
-// the settings): always allowed, since the operator configured them.
+// EnvHosts are the host:port of the URLs in env (the environment
+// fallbacks of the settings): always allowed, since the operator
+// configured them, and only on their port (a sidecar on 127.0.0.1 does not
+// open every port of the pod to thread settings).
 func EnvHosts(env map[string]string) []string {
 	var out []string
 	for _, g := range config.Groups {
 		if u, err := url.Parse(strings.TrimSpace(env[g.URL])); err == nil && u.Hostname() != "" {
-			out = append(out, u.Hostname())
+			out = append(out, httpc.HostPort(u))
 		}
 	}
 	sort.Strings(out)

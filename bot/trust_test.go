@@ -458,3 +458,11 @@ func TestApprovalNeverSendsTheDeploymentsGitHubCredentialsToAThreadURL(t *testin
 		assert.NotContains(t, r.URL.Path, "/app/installations", "no installation token is requested from the thread's host")
 	}
 }
+
+// The environment's backends are allowed on their own port only: a sidecar
+// on the loopback address does not open the pod's other ports to threads.
+func TestEnvHostsKeepTheirPort(t *testing.T) {
+	assert.Equal(t, []string{"127.0.0.1:8081", "loki.example:443", "prom.example:80"}, EnvHosts(map[string]string{
+		"k8s_mcp_url": "http://127.0.0.1:8081/mcp", "loki_url": "https://loki.example", "prometheus_url": "http://prom.example/", "repo": "a/b",
+	}))
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,9 @@ func (e *AddressError) Is(target error) bool { return target == ErrAddressRefuse
 // GuardOptions configure a Guard.
 type GuardOptions struct {
 	// AllowedHosts are dialled without the address check: host names or IP
-	// literals, case-insensitive, and "*.example.com" for any subdomain.
+	// literals, case-insensitive, "*.example.com" for any subdomain, each
+	// with an optional ":port" that restricts it to that port
+	// ("127.0.0.1:8081" allows the sidecar, not every port of the pod).
 	AllowedHosts []string
 	// Resolver resolves names (default net.DefaultResolver).
 	Resolver Resolver
@@ -58,7 +61,7 @@ type GuardOptions struct {
 // (DNS rebinding) is still refused. Operator-configured URLs do not go
 // through a Guard.
 type Guard struct {
-	allowed  []string
+	allowed  []allowedHost
 	resolver Resolver
 	dialer   *net.Dialer
 
@@ -66,36 +69,61 @@ type Guard struct {
 	transport *http.Transport
 }
 
+// allowedHost is one allowlist entry; port "" allows every port.
+type allowedHost struct{ host, port string }
+
 // NewGuard returns a Guard; AllowedHosts are normalized (see ParseHosts).
 func NewGuard(o GuardOptions) *Guard {
 	g := &Guard{resolver: o.Resolver, dialer: &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}}
 	if g.resolver == nil {
 		g.resolver = net.DefaultResolver
 	}
-	for _, h := range o.AllowedHosts {
-		if h = normalizeHost(h); h != "" {
-			g.allowed = append(g.allowed, h)
+	for _, e := range o.AllowedHosts {
+		if a, ok := parseAllowed(e); ok {
+			g.allowed = append(g.allowed, a)
 		}
 	}
 	return g
 }
 
+// parseAllowed reads "host", "host:port", "[v6]:port", "*.domain[:port]".
+func parseAllowed(e string) (allowedHost, bool) {
+	e = strings.ToLower(strings.TrimSpace(e))
+	var a allowedHost
+	if h, p, err := net.SplitHostPort(e); err == nil {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return a, false
+		}
+		a.host, a.port = h, p
+	} else {
+		a.host = e
+	}
+	a.host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(a.host, "["), "]"), ".")
+	name := strings.TrimPrefix(a.host, "*.")
+	if ip, err := netip.ParseAddr(name); err == nil {
+		if name != a.host {
+			return a, false // *.<ip>
+		}
+		a.host = ip.Unmap().String()
+		return a, true
+	}
+	return a, hostNameRE(name)
+}
+
 // ParseHosts reads a list of allowed hosts separated by commas or spaces:
-// host names, IP literals or "*.domain" patterns. URLs, ports and paths are
-// refused, naming the entry.
+// host names, IP literals or "*.domain" patterns, each with an optional
+// ":port". URLs and paths are refused, naming the entry.
 func ParseHosts(s string) ([]string, error) {
 	var out, bad []string
 	for _, e := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == ';' }) {
-		h := normalizeHost(e)
-		name := strings.TrimPrefix(h, "*.")
-		if _, err := netip.ParseAddr(name); err != nil && !hostNameRE(name) {
+		if _, ok := parseAllowed(e); !ok {
 			bad = append(bad, fmt.Sprintf("%q", clip(e, 60)))
 			continue
 		}
-		out = append(out, h)
+		out = append(out, strings.ToLower(e))
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Errorf("not a host name, IP address or *.domain: %s", strings.Join(bad, ", "))
+		return nil, fmt.Errorf("not a host name, IP address or *.domain (with an optional :port): %s", strings.Join(bad, ", "))
 	}
 	return out, nil
 }
@@ -125,36 +153,51 @@ func clip(s string, n int) string {
 	return s
 }
 
-func normalizeHost(h string) string {
-	h = strings.ToLower(strings.TrimSpace(h))
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	return strings.TrimSuffix(h, ".")
+// HostPort is a URL's host and port, the port filled in from the scheme
+// when the URL has none.
+func HostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// Allows reports whether host is allowlisted.
-func (g *Guard) Allows(host string) bool {
-	h := normalizeHost(host)
-	if h == "" {
+// Allows reports whether hostport ("host:port", as dialled or from
+// HostPort) is allowlisted.
+func (g *Guard) Allows(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
 		return false
 	}
-	if a, err := netip.ParseAddr(h); err == nil {
-		h = a.Unmap().String()
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if ip, err := netip.ParseAddr(h); err == nil {
+		h = ip.Unmap().String()
 	}
-	for _, p := range g.allowed {
-		if suffix, ok := strings.CutPrefix(p, "*."); ok {
+	for _, a := range g.allowed {
+		if a.port != "" && a.port != port {
+			continue
+		}
+		if suffix, ok := strings.CutPrefix(a.host, "*."); ok {
 			if strings.HasSuffix(h, "."+suffix) {
 				return true
 			}
 			continue
 		}
-		if a, err := netip.ParseAddr(p); err == nil {
-			p = a.Unmap().String()
-		}
-		if h == p {
+		if h == a.host {
 			return true
 		}
 	}
 	return false
+}
+
+// AllowsURL reports whether a URL's host and port are allowlisted.
+func (g *Guard) AllowsURL(raw string) bool {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	return err == nil && u.Hostname() != "" && g.Allows(HostPort(u))
 }
 
 // CheckURL checks a user-supplied URL when it is saved: an allowlisted host
@@ -165,7 +208,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	if err != nil || u.Hostname() == "" {
 		return errors.New("not an absolute URL")
 	}
-	if g.Allows(u.Hostname()) {
+	if g.Allows(HostPort(u)) {
 		return nil
 	}
 	_, err = g.addrs(ctx, u.Hostname(), false)
@@ -177,7 +220,7 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 // whole: a resolver may return them in any order).
 func (g *Guard) addrs(ctx context.Context, host string, allowed bool) ([]netip.Addr, error) {
 	var ips []netip.Addr
-	if a, err := netip.ParseAddr(normalizeHost(host)); err == nil {
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
 		ips = []netip.Addr{a}
 	} else {
 		if ips, err = g.resolver.LookupNetIP(ctx, "ip", host); err != nil {
@@ -205,7 +248,7 @@ func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	ips, err := g.addrs(ctx, host, g.Allows(host))
+	ips, err := g.addrs(ctx, host, g.Allows(addr))
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +271,7 @@ func (g *Guard) Transport() http.RoundTripper {
 		t := defaultTransport.Clone()
 		t.DialContext = g.dialContext
 		t.Proxy = func(r *http.Request) (*url.URL, error) {
-			if g.Allows(r.URL.Hostname()) {
+			if g.Allows(HostPort(r.URL)) {
 				return http.ProxyFromEnvironment(r)
 			}
 			return nil, nil

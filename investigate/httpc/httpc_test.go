@@ -182,37 +182,43 @@ func TestGuardCheckURL(t *testing.T) {
 	assert.True(t, errors.As(g.CheckURL(ctx, "https://nowhere.example"), &dnsErr), "an unknown name is reported as such")
 }
 
-// Allowlisted hosts (exact names, IPs, *.domain) are dialled even when they
-// resolve to internal addresses.
+// Allowlisted hosts (exact names, IPs, *.domain, optionally one port) are
+// dialled even when they resolve to internal addresses.
 func TestGuardAllowlistedHostsAreDialled(t *testing.T) {
 	srv, hits := recorder(t)
 	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
-	hosts, err := ParseHosts("loki.internal, *.svc.cluster.test 127.0.0.2")
+	hosts, err := ParseHosts("loki.internal, *.svc.cluster.test 127.0.0.2;sidecar.internal:" + port + " [::1]:8081")
 	require.NoError(t, err)
 	dns := &fakeDNS{answers: map[string][][]netip.Addr{
 		"loki.internal":               {addrs("127.0.0.1")},
 		"jaeger.obs.svc.cluster.test": {addrs("127.0.0.1")},
+		"sidecar.internal":            {addrs("127.0.0.1")},
 		"other.internal":              {addrs("127.0.0.1")},
 	}}
 	g := NewGuard(GuardOptions{AllowedHosts: hosts, Resolver: dns})
-	assert.True(t, g.Allows("LOKI.internal."))
-	assert.True(t, g.Allows("127.0.0.2"))
-	assert.False(t, g.Allows("svc.cluster.test"), "*.domain is for subdomains")
-	for _, h := range []string{"loki.internal", "jaeger.obs.svc.cluster.test"} {
+	assert.True(t, g.Allows("LOKI.internal.:80"))
+	assert.True(t, g.Allows("127.0.0.2:9090"))
+	assert.True(t, g.Allows("[::1]:8081"))
+	assert.False(t, g.Allows("[::1]:8080"), "only the entry's port")
+	assert.False(t, g.Allows("sidecar.internal:8080"), "only the entry's port")
+	assert.False(t, g.Allows("svc.cluster.test:80"), "*.domain is for subdomains")
+	assert.True(t, g.AllowsURL("https://x.svc.cluster.test/api"))
+	for _, h := range []string{"loki.internal", "jaeger.obs.svc.cluster.test", "sidecar.internal"} {
 		c, err := New(Options{BaseURL: "http://" + h + ":" + port, Guard: g, Retries: NoRetries})
 		require.NoError(t, err)
 		_, err = c.Do(ctxT(t), http.MethodGet, "/ready", nil, nil)
 		assert.NoError(t, err, h)
 	}
-	assert.EqualValues(t, 2, hits.Load())
+	assert.EqualValues(t, 3, hits.Load())
 	c, err := New(Options{BaseURL: "http://other.internal:" + port, Guard: g, Retries: NoRetries})
 	require.NoError(t, err)
 	_, err = c.Do(ctxT(t), http.MethodGet, "/ready", nil, nil)
 	assert.ErrorIs(t, err, ErrAddressRefused)
-	assert.EqualValues(t, 2, hits.Load())
+	assert.EqualValues(t, 3, hits.Load())
 
-	_, err = ParseHosts("https://loki.internal/, loki:3100")
+	_, err = ParseHosts("https://loki.internal/, loki:99999, *.10.0.0.1")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"https://loki.internal/"`)
-	assert.Contains(t, err.Error(), `"loki:3100"`)
+	for _, bad := range []string{`"https://loki.internal/"`, `"loki:99999"`, `"*.10.0.0.1"`} {
+		assert.Contains(t, err.Error(), bad)
+	}
 }
