@@ -27,6 +27,7 @@ import (
 	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/remediate"
 	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
@@ -169,22 +170,38 @@ func urlKeys() []string {
 	return out
 }
 
+// trustEnv is a bot whose environment is a scenario's backends with a
+// credential each, with approver as its only admin and no allowed host
+// beyond the environment's; dns answers the names the test uses, and mod
+// adjusts the options further.
+func trustEnv(t *testing.T, dns map[string][]string, mod func(*Options)) (*testEnv, *scenario.Scenario) {
+	t.Helper()
+	e := newEnv(t, envOptions{})
+	s, err := loadScenario("checkout-fails-payment-typeerror")
+	require.NoError(t, err)
+	b := startBackends(t, s)
+	admins, err := access.Parse("AUTOHEAL_ADMINS", approver)
+	require.NoError(t, err)
+	e.startBot(t, func(o *Options) {
+		o.Now = func() time.Time { return s.Now }
+		o.Env = operatorEnv(b)
+		o.Admins = admins
+		o.AllowedHosts = nil
+		o.Resolver = newDNS(dns)
+		if mod != nil {
+			mod(o)
+		}
+	})
+	return e, s
+}
+
 // A thread may point its backends at an allowed host; the investigation
 // then sends that host none of the deployment's credentials (the thread's
 // URLs come with the thread's credentials, and it gave none), and nothing
 // of what the host answers reaches Slack.
 func TestAllowedThreadURLsGetNoDeploymentCredentialAndTheirBodiesStayOut(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	s, err := loadScenario("checkout-fails-payment-typeerror")
-	require.NoError(t, err)
-	b := startBackends(t, s)
 	evil := newAttacker(t, http.StatusBadGateway)
-	e.startBot(t, func(o *Options) {
-		o.Now = func() time.Time { return s.Now }
-		o.Env = operatorEnv(b)
-		o.AllowedHosts = []string{attackerHost}
-		o.Resolver = newDNS(map[string][]string{attackerHost: {"127.0.0.1"}})
-	})
+	e, s := trustEnv(t, map[string][]string{attackerHost: {"127.0.0.1"}}, func(o *Options) { o.AllowedHosts = []string{attackerHost} })
 	var lines []string
 	for _, k := range urlKeys() {
 		lines = append(lines, k+": "+evil.url(attackerHost))
@@ -193,7 +210,7 @@ func TestAllowedThreadURLsGetNoDeploymentCredentialAndTheirBodiesStayOut(t *test
 		Text: strings.Join(lines, "\n") + "\n" + mentionText(t, s)})
 	require.NoError(t, err)
 	e.waitEphemeral(t, oncall, "Saved")
-	rec := e.waitResult(t, MentionJobID(m.EventID))
+	e.waitResult(t, MentionJobID(m.EventID))
 
 	require.NotEmpty(t, evil.requests(), "the thread's URLs were used")
 	evil.assertNoCredential(t, envSecrets...)
@@ -205,7 +222,6 @@ func TestAllowedThreadURLsGetNoDeploymentCredentialAndTheirBodiesStayOut(t *test
 		assert.NotContains(t, string(b), "canary-7f3a9", "%s showed the backend's body", c.Method)
 		assert.NotContains(t, string(b), "IGNORE PREVIOUS", "%s showed the backend's body", c.Method)
 	}
-	_ = rec
 }
 
 // Every way a user can set a URL (a mention and the Configure form for a
@@ -214,22 +230,9 @@ func TestAllowedThreadURLsGetNoDeploymentCredentialAndTheirBodiesStayOut(t *test
 // each is refused with the key and the reason, audited and counted;
 // nothing is saved, and the host never receives anything.
 func TestURLChangesToAnUnallowedHostAreRefusedAndAudited(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	s, err := loadScenario("checkout-fails-payment-typeerror")
-	require.NoError(t, err)
-	b := startBackends(t, s)
 	evil := newAttacker(t, http.StatusOK)
-	admins, err := access.Parse("AUTOHEAL_ADMINS", approver)
-	require.NoError(t, err)
 	metrics := &recordingMetrics{}
-	e.startBot(t, func(o *Options) {
-		o.Now = func() time.Time { return s.Now }
-		o.Env = operatorEnv(b)
-		o.Admins = admins
-		o.AllowedHosts = nil
-		o.Metrics = metrics
-		o.Resolver = newDNS(map[string][]string{attackerHost: {"127.0.0.1"}})
-	})
+	e, s := trustEnv(t, map[string][]string{attackerHost: {"127.0.0.1"}}, func(o *Options) { o.Metrics = metrics })
 	ctx := testCtx(t)
 	target := evil.url(attackerHost)
 
@@ -383,22 +386,10 @@ func (e *testEnv) assertFormRefuses(t *testing.T, views int, user, target, reaso
 // address when saved; when the name later resolves to the loopback
 // address (DNS rebinding), the connection is refused when it is made.
 func TestRebindingToAnInternalAddressIsRefusedAtDialTime(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	s, err := loadScenario("checkout-fails-payment-typeerror")
-	require.NoError(t, err)
-	b := startBackends(t, s)
 	evil := newAttacker(t, http.StatusOK)
-	admins, err := access.Parse("AUTOHEAL_ADMINS", approver)
-	require.NoError(t, err)
-	e.startBot(t, func(o *Options) {
-		o.Now = func() time.Time { return s.Now }
-		o.Env = operatorEnv(b)
-		o.Admins = admins
-		o.AllowedHosts = nil
-		o.Resolver = newDNS(map[string][]string{"rebind.test": {"93.184.216.34", "127.0.0.1"}})
-	})
+	e, s := trustEnv(t, map[string][]string{"rebind.test": {"93.184.216.34", "127.0.0.1"}}, nil)
 	from := len(e.sim.Ephemerals(incidentChannel, approver))
-	_, err = e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: approver, Text: "config jaeger_url=" + evil.url("rebind.test")})
+	_, err := e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: approver, Text: "config jaeger_url=" + evil.url("rebind.test")})
 	require.NoError(t, err)
 	e.nextEphemeral(t, approver, from, "Saved jaeger_url for this channel")
 
