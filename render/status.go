@@ -192,6 +192,7 @@ func Help(o HelpOptions) Message {
 		"• Mention it with what you see: `@autoheal ad service is throwing errors since 10am`",
 		"• Add settings to a mention, one per line: `repo: acme/shop`",
 		"• `/autoheal config key=value …` sets where to look; in a thread, use the *Configure* button",
+		"• Backend URLs and credentials of a whole channel are for AutoHeal admins; a thread may point its URLs at allowed hosts only, and a URL given in a thread never receives the channel's or the deployment's credentials",
 		"• `/autoheal status` shows settings, capabilities and the queue",
 		"• `/autoheal help` shows this message",
 	}, "\n")
