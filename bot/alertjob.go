@@ -81,6 +81,8 @@ type Metrics interface {
 	SlackEventShed(lane string)
 	// SettingRefused counts a refused setting change by key and reason.
 	SettingRefused(key, reason string)
+	// Approval counts a decision on a fix (a sessions.AuditAction).
+	Approval(action string)
 }
 
 type noMetrics struct{}
@@ -89,6 +91,7 @@ func (noMetrics) InvestigationDone(string, string, string, time.Duration) {}
 func (noMetrics) IncidentEvent(string)                                    {}
 func (noMetrics) SlackEventShed(string)                                   {}
 func (noMetrics) SettingRefused(string, string)                           {}
+func (noMetrics) Approval(string)                                         {}
 
 const (
 	rootLockTTL   = 20 * time.Second

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/sessions"
 	slacksim "github.com/autoheal/autoheal/sim/slack"
 )
 
@@ -34,6 +35,10 @@ func (f *fakeRemediator) Reject(_ context.Context, req ApprovalRequest, reason s
 	defer f.mu.Unlock()
 	f.rejects = append(f.rejects, reason)
 	return Decision{State: render.ApprovalRejected}, nil
+}
+
+func (f *fakeRemediator) Standing(context.Context, ApprovalRequest) (PRStanding, error) {
+	return PRStanding{}, nil
 }
 
 func (f *fakeRemediator) counts() (int, int) {
@@ -94,10 +99,13 @@ func TestApprovalButtons(t *testing.T) {
 		}
 		return false
 	})
-	audit, err := e.store.AuditLog(ctx, "job:"+jobID)
+	audit, err := e.store.AuditLog(ctx, threadIssueKey(incidentChannel, m.ThreadTS))
 	require.NoError(t, err)
 	require.Len(t, audit, 1)
-	assert.Contains(t, audit[0].Entry, "unauthorized approve by "+oncall)
+	assert.Equal(t, sessions.AuditRefused, audit[0].Action)
+	assert.Equal(t, oncall, audit[0].User)
+	assert.Equal(t, jobID, audit[0].Proposal)
+	assert.Equal(t, "approve", audit[0].Detail)
 	approves, _ := rem.counts()
 	assert.Zero(t, approves, "nothing reaches the remediator")
 
@@ -158,7 +166,8 @@ func TestApprovalButtons(t *testing.T) {
 	req := rem.approves[0]
 	rem.mu.Unlock()
 	assert.Equal(t, approver, req.User)
-	assert.Equal(t, "slack-"+job2, req.IssueKey)
+	assert.Equal(t, threadIssueKey(incidentChannel, m.ThreadTS), req.IssueKey, "one key per mention thread")
+	assert.Equal(t, job2, req.JobID)
 	require.NotNil(t, req.Result)
 	assert.NotNil(t, req.Result.Fix.Patch)
 	assert.Equal(t, "acme/astronomy-shop", req.Settings.Get("repo"))

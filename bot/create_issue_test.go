@@ -101,7 +101,7 @@ func TestCreateIssueButton(t *testing.T) {
 	list, err := b.GitHub.Issues(owner, name)
 	require.NoError(t, err)
 	assert.Contains(t, list[0].Body, "Flake report")
-	assert.Contains(t, list[0].Body, remediate.Marker("slack-"+MentionJobID(m.EventID)))
+	assert.Contains(t, list[0].Body, remediate.Marker(threadIssueKey(incidentChannel, m.ThreadTS)))
 	eventually(t, "the result without the button, with the link", func() bool {
 		msg, _ := e.sim.Message(incidentChannel, rec.MessageTS)
 		return !strings.Contains(string(msg.Blocks), render.ActionCreateIssue) && strings.Contains(blocksText(msg), link)

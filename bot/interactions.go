@@ -176,10 +176,20 @@ func (b *Bot) authorizeClick(ctx context.Context, user, verb, what, button strin
 	if _, err := b.post(ctx, v.Channel, v.ThreadTS, text(audit), "audit"); err != nil {
 		log.Warn("audit line not posted", "err", err)
 	}
-	if err := b.o.Store.Audit(ctx, approvalKey(v), "unauthorized "+verb+" by "+user); err != nil {
+	rec := sessions.AuditRecord{Action: sessions.AuditRefused, IssueKey: clickIssueKey(v), User: user, Proposal: v.JobID,
+		Channel: v.Channel, ThreadTS: v.ThreadTS, Detail: verb}
+	if err := b.o.Store.RecordAudit(ctx, rec); err != nil {
 		log.Warn("audit not recorded", "err", err)
 	}
+	b.countDecision(sessions.AuditRefused)
 	return false
+}
+
+// countDecision counts a decision the audit log recorded.
+func (b *Bot) countDecision(action sessions.AuditAction) {
+	if action != "" {
+		b.o.Metrics.Approval(string(action))
+	}
 }
 
 func capitalize(s string) string {
@@ -189,11 +199,17 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func approvalKey(v render.ActionValue) string {
+// threadIssueKey is the issue key of a mention thread. A thread is one
+// incident, as an alert's thread is its alert's: the thread's approvals,
+// re-investigations, pull request and audit records share the key.
+func threadIssueKey(channel, threadTS string) string { return "slack-" + channel + "-" + threadTS }
+
+// clickIssueKey is the issue key of a button's result, from the button.
+func clickIssueKey(v render.ActionValue) string {
 	if v.IssueKey != "" {
 		return v.IssueKey
 	}
-	return "job:" + v.JobID
+	return threadIssueKey(v.Channel, v.ThreadTS)
 }
 
 // resultMessage finds the message showing a job's result.
@@ -281,16 +297,18 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		return
 	}
 	channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, cb.Container.MessageTs)
-	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: user}
+	offered := doc.Approval // what the button offered: a new pull request, or the update of one
+	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: user, UpdatePR: offered.UpdatePR}
 	b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
 
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
 	defer cancel()
 	_ = lock.Extend(actx, approveLockTTL)
 	d, err := b.o.Remediator.Approve(actx, ApprovalRequest{
-		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		JobID: v.JobID, IssueKey: b.remediationKey(ctx, doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	})
+	b.countDecision(d.Action)
 	if err != nil {
 		log.Error("pull request not opened", "err", b.o.Redactor.String(err.Error()))
 		if d.State == "" {
@@ -300,18 +318,19 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	switch d.State {
 	case "":
 		// Refused or nothing to do: show the result as it was.
-		doc.Approval = render.ApprovalView{Eligible: true}
+		doc.Approval = offered
 	case render.ApprovalFailed:
-		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, Error: truncateRunes(b.o.Redactor.String(d.Error), 300)}
+		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, Error: truncateRunes(b.o.Redactor.String(d.Error), 300), UpdatePR: offered.UpdatePR}
 	default:
-		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, PRURL: d.PRURL}
+		doc.Approval = render.ApprovalView{Eligible: true, State: d.State, By: user, PRURL: d.PRURL, UpdatePR: offered.UpdatePR, Updated: d.Updated}
 		if d.State == render.ApprovalApproved && d.PRURL != "" {
 			doc.PR = &render.PullRequestLink{URL: d.PRURL, Number: d.PRNumber, Title: d.PRTitle, SameFix: d.SameFix}
 		}
-		log.Info("approval recorded", "state", d.State, "pr", d.PRURL)
+		log.Info("approval recorded", "state", d.State, "pr", d.PRURL, "updated", d.Updated)
 	}
 	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
-	if doc.PR != nil && d.State == render.ApprovalApproved {
+	if doc.PR != nil && d.State == render.ApprovalApproved && !d.Updated {
+		// An update's thread note says what changed on the pull request.
 		b.postPRLink(actx, v.Channel, v.ThreadTS, *doc.PR, log)
 	}
 	b.notes(actx, v, user, d, log)
@@ -404,9 +423,10 @@ func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v r
 	defer cancel()
 	_ = lock.Extend(ictx, approveLockTTL)
 	d, err := b.o.Issues.CreateIssue(ictx, ApprovalRequest{
-		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		JobID: v.JobID, IssueKey: b.remediationKey(ctx, doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	})
+	b.countDecision(d.Action)
 	if err != nil {
 		log.Error("issue not created", "err", b.o.Redactor.String(err.Error()))
 		if d.Error == "" && d.URL == "" {
@@ -445,13 +465,20 @@ func (b *Bot) notes(ctx context.Context, v render.ActionValue, user string, d De
 	}
 }
 
-// remediationKey is the issue key pull requests are keyed by: the alert's
-// key, or one per investigation for mentions.
-func remediationKey(doc *resultDoc, jobID string) string {
+// remediationKey is the issue key a result's approval is kept under: the
+// alert's key or the mention thread's. Mention results kept from before
+// threads had keys use the record of their own job ("slack-<job id>")
+// when one exists, so that an approval in flight resumes where it was.
+func (b *Bot) remediationKey(ctx context.Context, doc *resultDoc, jobID string) string {
 	if k := doc.Job.Issue.Key; k != "" {
 		return k
 	}
-	return "slack-" + jobID
+	if legacy := "slack-" + jobID; b.o.Store != nil {
+		if _, err := b.o.Store.GetApproval(ctx, legacy); err == nil {
+			return legacy
+		}
+	}
+	return threadIssueKey(doc.Job.Channel, doc.Job.ThreadTS)
 }
 
 // openReject asks an approver why the fix is wrong.
@@ -637,9 +664,10 @@ func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ac
 		log.Error("reject: settings unavailable", "err", err)
 	}
 	d, err := b.o.Remediator.Reject(ctx, ApprovalRequest{
-		JobID: v.JobID, IssueKey: remediationKey(doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		JobID: v.JobID, IssueKey: b.remediationKey(ctx, doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	}, reason)
+	b.countDecision(d.Action)
 	if err != nil {
 		log.Error("rejection not recorded", "err", b.o.Redactor.String(err.Error()))
 		if d.UserNote == "" {
@@ -648,7 +676,7 @@ func (b *Bot) submitReject(ctx context.Context, cb slack.InteractionCallback, ac
 	}
 	if d.State == render.ApprovalRejected {
 		channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, meta.MessageTS)
-		doc.Approval = render.ApprovalView{Eligible: doc.Approval.Eligible, State: render.ApprovalRejected, By: user, RejectReason: reason}
+		doc.Approval = render.ApprovalView{Eligible: doc.Approval.Eligible, State: render.ApprovalRejected, By: user, RejectReason: reason, UpdatePR: doc.Approval.UpdatePR}
 		b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
 	}
 	b.notes(ctx, v, user, d, log)

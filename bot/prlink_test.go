@@ -145,7 +145,7 @@ func TestApprovalLeftOpeningIsResumedAndLinkedOnce(t *testing.T) {
 	require.NoError(t, err)
 
 	// What the dead replica did: recorded "opening", opened the pull request.
-	out, err := p.svc.Approve(ctx, remediate.ApproveRequest{IssueKey: remediationKey(doc, jobID), User: approver, Result: doc.Result})
+	out, err := p.svc.Approve(ctx, remediate.ApproveRequest{IssueKey: p.replicas[0].remediationKey(ctx, doc, jobID), User: approver, ProposalID: jobID, Result: doc.Result})
 	require.NoError(t, err)
 	require.Equal(t, remediate.StatusCreated, out.Status)
 	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: approver}

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/httpc"
 	"github.com/autoheal/autoheal/render"
+	"github.com/autoheal/autoheal/sessions"
 )
 
 // Remediator opens the pull request of an approved fix and records
@@ -21,17 +23,39 @@ import (
 // say so instead of showing Approve. RemediatorFromService adapts
 // *remediate.Service.
 type Remediator interface {
-	// Approve opens (or finds, or resumes) the pull request for req's fix.
+	// Approve opens (or finds, or resumes) the pull request for req's fix,
+	// or adds it to the incident's open pull request.
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 	// Reject records that req.User rejected the fix, and why.
 	Reject(ctx context.Context, req ApprovalRequest, reason string) (Decision, error)
+	// Standing says, reading only, where the incident's pull request
+	// stands relative to req.Result, before the result is shown.
+	Standing(ctx context.Context, req ApprovalRequest) (PRStanding, error)
+}
+
+// PRStanding is where an incident's pull request stands relative to a new
+// result.
+type PRStanding struct {
+	// PRNumber and PRURL name the incident's pull request (0: none);
+	// State is "open", "merged" or "closed".
+	PRNumber int
+	PRURL    string
+	State    string
+	// Same: the open pull request already carries the result's fix.
+	// Update: the fix differs and applies to it (Approve updates it).
+	Same, Update bool
+	// Reason says why the fix cannot go onto the open pull request.
+	Reason string
 }
 
 // ApprovalRequest is one decision on a proposed fix.
 type ApprovalRequest struct {
+	// JobID is the investigation whose result proposes the fix: the
+	// proposal decided.
 	JobID string
-	// IssueKey names the incident (the alert's key, or one derived from
-	// the job for mentions); it names the branch and de-duplicates PRs.
+	// IssueKey names the incident (the alert's key, or the thread's for
+	// mentions, see threadIssueKey); it names the branch and the approval
+	// record, and de-duplicates PRs.
 	IssueKey string
 	Channel  string
 	ThreadTS string
@@ -59,6 +83,10 @@ type Decision struct {
 	SameFix  bool
 	// Error says why opening the pull request failed (State failed).
 	Error string
+	// Updated: the fix went onto the incident's open pull request.
+	Updated bool
+	// Action is what the audit log recorded ("" nothing), for metrics.
+	Action sessions.AuditAction
 	// ThreadNote is a line for the thread (audit, convergence); UserNote
 	// is shown to the clicker only.
 	ThreadNote string
@@ -84,6 +112,8 @@ type IssueDecision struct {
 	Error      string
 	ThreadNote string
 	UserNote   string
+	// Action is what the audit log recorded ("" nothing), for metrics.
+	Action sessions.AuditAction
 }
 
 // reportResult reports whether a result gets a report rather than a pull
@@ -205,6 +235,35 @@ func approvalView(r *investigate.HealResult, minBand investigate.Band, remediati
 		return render.ApprovalView{Note: "No PR: pull requests are not enabled on this AutoHeal (no remediator is configured); apply the fix by hand."}
 	}
 	return render.ApprovalView{Eligible: true}
+}
+
+// withStanding completes an eligible approval view with where the
+// incident's pull request stands: "Update pull request #N" when the fix
+// differs from the open one's, no button when the open one carries it or
+// it cannot go there, and a word about the merged or closed one a new pull
+// request would follow. When that cannot be read, the view is left as it
+// is: the click decides from GitHub's state anyway.
+func (b *Bot) withStanding(ctx context.Context, view render.ApprovalView, jobID string, doc *resultDoc, cfg config.Settings, log *slog.Logger) render.ApprovalView {
+	if !view.Eligible || b.o.Remediator == nil || doc.Job.Issue.Key == "" {
+		return view
+	}
+	st, err := b.o.Remediator.Standing(ctx, ApprovalRequest{JobID: jobID, IssueKey: doc.Job.Issue.Key, Channel: doc.Job.Channel,
+		ThreadTS: doc.Job.ThreadTS, Result: doc.Result, Settings: cfg, Guard: b.guard})
+	if err != nil {
+		log.Warn("pull request of the incident not checked", "err", b.o.Redactor.String(err.Error()))
+		return view
+	}
+	switch {
+	case st.State == "open" && st.Same:
+		return render.ApprovalView{Note: fmt.Sprintf("No PR change needed: pull request #%d already carries this fix.", st.PRNumber)}
+	case st.State == "open" && st.Update:
+		view.UpdatePR = st.PRNumber
+	case st.State == "open":
+		return render.ApprovalView{Note: fmt.Sprintf("No update of pull request #%d: %s", st.PRNumber, st.Reason)}
+	case st.State == "merged" || st.State == "closed":
+		view.Previous, view.PreviousState = st.PRNumber, st.State
+	}
+	return view
 }
 
 func bandName(b investigate.Band) string {

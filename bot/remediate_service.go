@@ -36,17 +36,23 @@ func credentials(settings config.Settings, guard *httpc.Guard) *remediate.Creden
 
 func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
 	out, err := r.s.Approve(ctx, remediate.ApproveRequest{
-		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
+		IssueKey: req.IssueKey, User: req.User, ProposalID: req.JobID, Channel: req.Channel, ThreadTS: req.ThreadTS,
+		Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
 	})
-	d := Decision{PRURL: out.PRURL, PRNumber: out.PRNumber, PRTitle: out.PRTitle, SameFix: out.SameFix, UserNote: out.Ephemeral}
+	d := Decision{PRURL: out.PRURL, PRNumber: out.PRNumber, PRTitle: out.PRTitle, SameFix: out.SameFix, UserNote: out.Ephemeral, Action: out.Audit}
 	switch out.Status {
-	case remediate.StatusCreated, remediate.StatusExisting:
+	case remediate.StatusCreated:
 		d.State = render.ApprovalApproved
-		if out.Status == remediate.StatusExisting && d.UserNote == "" {
+		if out.Previous != nil {
+			d.ThreadNote = out.Message
+		}
+	case remediate.StatusExisting:
+		d.State = render.ApprovalApproved
+		if d.UserNote == "" {
 			d.UserNote = out.Message
 		}
-	case remediate.StatusConverged:
-		d.State, d.ThreadNote = render.ApprovalApproved, out.Message
+	case remediate.StatusUpdated:
+		d.State, d.Updated, d.ThreadNote = render.ApprovalApproved, true, out.Message
 	case remediate.StatusInProgress:
 		d.State = render.ApprovalOpening
 		if d.UserNote == "" {
@@ -65,8 +71,9 @@ func (r serviceRemediator) Approve(ctx context.Context, req ApprovalRequest) (De
 }
 
 func (r serviceRemediator) Reject(ctx context.Context, req ApprovalRequest, reason string) (Decision, error) {
-	out, err := r.s.Reject(ctx, req.IssueKey, req.User, reason)
-	d := Decision{UserNote: out.Ephemeral}
+	out, err := r.s.Reject(ctx, remediate.RejectRequest{IssueKey: req.IssueKey, User: req.User, Reason: reason,
+		ProposalID: req.JobID, Channel: req.Channel, ThreadTS: req.ThreadTS})
+	d := Decision{UserNote: out.Ephemeral, Action: out.Audit}
 	switch out.Status {
 	case remediate.StatusRejected:
 		d.State = render.ApprovalRejected
@@ -80,6 +87,15 @@ func (r serviceRemediator) Reject(ctx context.Context, req ApprovalRequest, reas
 	return d, err
 }
 
+func (r serviceRemediator) Standing(ctx context.Context, req ApprovalRequest) (PRStanding, error) {
+	st, err := r.s.Standing(ctx, req.IssueKey, req.Result, credentials(req.Settings, req.Guard))
+	out := PRStanding{Same: st.Same, Update: st.Update, Reason: st.Reason}
+	if st.PR != nil {
+		out.PRNumber, out.PRURL, out.State = st.PR.Number, st.PR.URL, st.PR.State
+	}
+	return out, err
+}
+
 // IssuesFromService adapts remediate's "Create issue" flow to the bot.
 func IssuesFromService(s *remediate.Service) IssueCreator { return serviceIssues{s: s} }
 
@@ -87,9 +103,10 @@ type serviceIssues struct{ s *remediate.Service }
 
 func (r serviceIssues) CreateIssue(ctx context.Context, req ApprovalRequest) (IssueDecision, error) {
 	out, err := r.s.CreateIssue(ctx, remediate.IssueRequest{
-		IssueKey: req.IssueKey, User: req.User, Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
+		IssueKey: req.IssueKey, User: req.User, ProposalID: req.JobID, Channel: req.Channel, ThreadTS: req.ThreadTS,
+		Result: req.Result, Credentials: credentials(req.Settings, req.Guard),
 	})
-	d := IssueDecision{URL: out.IssueURL, Created: out.Created, UserNote: out.Ephemeral}
+	d := IssueDecision{URL: out.IssueURL, Created: out.Created, UserNote: out.Ephemeral, Action: out.Audit}
 	switch out.Status {
 	case remediate.StatusCreated, remediate.StatusExisting:
 	case remediate.StatusFailed:

@@ -65,6 +65,9 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 	}
 	cfg := resolved.Settings()
 	issue := b.completeIssue(p.Issue, cfg)
+	if issue.Key == "" {
+		issue.Key = threadIssueKey(p.Channel, p.ThreadTS)
+	}
 	action := &render.ActionValue{Channel: p.Channel, ThreadTS: p.ThreadTS, JobID: job.ID, IssueKey: truncateBytes(issue.Key, 500)}
 	if action.Validate() != nil {
 		action.IssueKey = ""
@@ -105,6 +108,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 		doc.Job.Issue = issue
 		b.applyMemory(ctx, job.ID, doc, log) // may lower the band: before the approval is decided
 		doc.Approval = approvalView(res, b.o.MinBand, b.o.Remediator != nil)
+		doc.Approval = b.withStanding(ctx, doc.Approval, job.ID, doc, cfg, log)
 		enc, err := encodeResultDoc(*doc)
 		if err == nil {
 			err = b.o.Store.PutResultDoc(ctx, job.ID, enc)

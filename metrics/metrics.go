@@ -72,6 +72,7 @@ type Registry struct {
 	dependencyUp       *prometheus.GaugeVec
 	eventsShed         *prometheus.CounterVec
 	settingsRefused    *prometheus.CounterVec
+	approvals          *prometheus.CounterVec
 }
 
 // New returns a registry with every AutoHeal collector registered.
@@ -130,6 +131,10 @@ func New(o Options) *Registry {
 			Name: "autoheal_settings_refused_total",
 			Help: "Setting changes refused, by setting key and reason (not_admin, host_not_allowed, private_address, unresolvable, credentials_in_url, admin_check_failed).",
 		}, []string{"key", "reason"}),
+		approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "autoheal_approvals_total",
+			Help: "Decisions on proposed fixes by action: approved (a pull request opened or linked), updated (an open pull request got a new fix), rejected, refused (a click by someone who is not an approver), failed (pushing an approved fix failed), issue_created. The audit log (bot audit) has each one.",
+		}, []string{"action"}),
 	}
 	for _, lane := range []string{"events", "interactive"} {
 		r.eventsShed.WithLabelValues(lane)
@@ -137,11 +142,14 @@ func New(o Options) *Registry {
 	for _, reason := range Reasons {
 		r.alertsRejected.WithLabelValues(reason)
 	}
+	for _, a := range sessions.AuditActions {
+		r.approvals.WithLabelValues(string(a))
+	}
 	for _, s := range []string{"firing", "resolved"} {
 		r.alertsReceived.WithLabelValues(s)
 	}
 	r.reg.MustRegister(r.alertsReceived, r.alertsDeduplicated, r.alertsRejected, r.enqueueSeconds,
-		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, r.settingsRefused, llmCollector{c: o.LLM})
+		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, r.settingsRefused, r.approvals, llmCollector{c: o.LLM})
 	if o.Queue != nil {
 		r.reg.MustRegister(newQueueCollector(o.Queue, o.ScrapeTimeout, r.log))
 	}
@@ -209,6 +217,9 @@ func (r *Registry) InvestigationDone(outcome, band, mode string, took time.Durat
 	r.investigations.WithLabelValues(outcome, band, mode).Inc()
 	r.investigationSecs.WithLabelValues(outcome).Observe(took.Seconds())
 }
+
+// Approval counts a decision on a proposed fix (a sessions.AuditAction).
+func (r *Registry) Approval(action string) { r.approvals.WithLabelValues(action).Inc() }
 
 type slogPrinter struct{ log *slog.Logger }
 

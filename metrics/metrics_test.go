@@ -51,6 +51,9 @@ func TestRegistryExposesEveryFamily(t *testing.T) {
 	r.IncidentEvent("opened")
 	r.InvestigationDone("ok", "HIGH", "deterministic", 4*time.Second)
 	r.InvestigationDone("failed", "", "", time.Second)
+	r.Approval("approved")
+	r.Approval("refused")
+	r.Approval("refused")
 
 	out := scrape(t, r)
 	for _, want := range []string{
@@ -64,6 +67,10 @@ func TestRegistryExposesEveryFamily(t *testing.T) {
 		`autoheal_investigations_total{band="HIGH",mode="deterministic",outcome="ok"} 1`,
 		`autoheal_investigations_total{band="none",mode="none",outcome="failed"} 1`,
 		`autoheal_investigation_duration_seconds_bucket{outcome="ok",le="5"} 1`,
+		`autoheal_approvals_total{action="approved"} 1`,
+		`autoheal_approvals_total{action="refused"} 2`,
+		`autoheal_approvals_total{action="updated"} 0`,
+		`autoheal_approvals_total{action="rejected"} 0`,
 		`autoheal_queue_jobs{state="waiting"} 4`,
 		`autoheal_queue_jobs{state="pending"} 3`,
 		`autoheal_queue_length 7`,

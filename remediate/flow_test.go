@@ -186,13 +186,13 @@ func TestConcurrentClicksOnTwoReplicasOpenOnePullRequest(t *testing.T) {
 // steps alone must then keep it to one pull request.
 type alwaysGrant struct{}
 
-func (alwaysGrant) BeginApproval(context.Context, string, string) (sessions.Approval, bool, error) {
+func (alwaysGrant) BeginApproval(context.Context, string, sessions.Actor) (sessions.Approval, bool, error) {
 	return sessions.Approval{State: sessions.ApprovalApproving, Lease: "lease"}, true, nil
 }
 func (alwaysGrant) RecordStep(context.Context, string, string, sessions.Step, sessions.StepUpdate) (sessions.Approval, error) {
 	return sessions.Approval{}, nil
 }
-func (alwaysGrant) CompleteApproval(context.Context, string, string, int, string) (sessions.Approval, error) {
+func (alwaysGrant) CompleteApproval(context.Context, string, string, sessions.Completion) (sessions.Approval, error) {
 	return sessions.Approval{}, nil
 }
 func (alwaysGrant) FailApproval(context.Context, string, string, string) (sessions.Approval, error) {
@@ -201,10 +201,10 @@ func (alwaysGrant) FailApproval(context.Context, string, string, string) (sessio
 func (alwaysGrant) GetApproval(context.Context, string) (sessions.Approval, error) {
 	return sessions.Approval{}, sessions.ErrNotFound
 }
-func (alwaysGrant) Reject(context.Context, string, string, string) (sessions.Approval, error) {
+func (alwaysGrant) Reject(context.Context, string, sessions.Actor, string) (sessions.Approval, error) {
 	return sessions.Approval{}, nil
 }
-func (alwaysGrant) Audit(context.Context, string, string) error { return nil }
+func (alwaysGrant) RecordAudit(context.Context, sessions.AuditRecord) error { return nil }
 
 func TestGitHubStepsAreIdempotentWhenTwoReplicasRunThemAtOnce(t *testing.T) {
 	e := newGHEnv(t, paymentScenario, ghsim.Options{})
@@ -296,95 +296,6 @@ func TestApproveWhenPullRequestExistsButRecordWasLost(t *testing.T) {
 	assert.Len(t, e.pulls(t), 1)
 }
 
-func TestRefireConvergence(t *testing.T) {
-	e := newGHEnv(t, paymentScenario, ghsim.Options{})
-	store, _ := newStore(t)
-	s := newService(t, e, svcConfig{store: store})
-	ctx := ctxT(t)
-	key := "refire-key"
-
-	// No PR yet: a re-fire does nothing.
-	none, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 2})
-	require.NoError(t, err)
-	assert.Equal(t, StatusNoPR, none.Status)
-	assert.Equal(t, ConvergedNone, none.Converged)
-	assert.Empty(t, e.pulls(t))
-
-	out, err := s.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL})
-	require.NoError(t, err)
-	require.Equal(t, StatusCreated, out.Status)
-	commits := e.count("POST", "/git/commits")
-
-	// Same fix: a comment, no commit.
-	at := time.Date(2026, 12, 1, 17, 5, 0, 0, time.UTC)
-	same, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, false), ThreadURL: threadURL, FireCount: 3, At: at})
-	require.NoError(t, err)
-	assert.Equal(t, StatusConverged, same.Status)
-	assert.Equal(t, ConvergedCommented, same.Converged)
-	assert.Equal(t, out.PRNumber, same.PRNumber)
-	assert.Contains(t, same.Message, "still applies")
-	assert.Equal(t, commits, e.count("POST", "/git/commits"))
-	pr := e.pulls(t)[0]
-	assert.Len(t, pr.Commits, 1)
-	require.Len(t, pr.Comments, 1)
-	c := pr.Comments[0].Body
-	assert.Contains(t, c, "fired again (fire #3) at 2026-12-01 17:05 UTC")
-	assert.Contains(t, c, "this pull request still applies. No new commit.")
-	assert.Contains(t, c, "Slack thread: "+threadURL)
-	assert.Contains(t, c, Marker(key))
-
-	// A different fix: exactly one incremental commit on the same PR.
-	diff, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 4, At: at})
-	require.NoError(t, err)
-	assert.Equal(t, StatusConverged, diff.Status)
-	assert.Equal(t, ConvergedCommitted, diff.Converged)
-	prs := e.pulls(t)
-	require.Len(t, prs, 1, "never a second PR")
-	require.Len(t, prs[0].Commits, 2)
-	assert.Equal(t, diff.CommitSHA, prs[0].HeadSHA)
-	assert.Len(t, prs[0].Comments, 1, "the commit speaks for itself")
-	assert.Contains(t, e.file(t, prs[0].HeadSHA, paymentFile), "request.shippingCost?.units")
-	assert.NotContains(t, e.file(t, prs[0].HeadSHA, paymentFile), "if (request.shippingCost) {")
-	msg, err := e.sim.CommitMessage(e.owner, e.name, prs[0].HeadSHA)
-	require.NoError(t, err)
-	assert.Contains(t, msg, "autoheal: update fix after fire #4")
-	assert.Contains(t, msg, "AutoHeal-Issue-Key: "+key)
-	assert.Contains(t, msg, threadURL)
-
-	// The same different fix again: converged, so a comment.
-	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 5})
-	require.NoError(t, err)
-	assert.Equal(t, ConvergedCommented, again.Converged)
-	prs = e.pulls(t)
-	assert.Len(t, prs[0].Commits, 2)
-	assert.Len(t, prs[0].Comments, 2)
-	assert.Len(t, e.autohealBranches(t), 1)
-}
-
-func TestRefireDoesNotOverwriteOtherPeoplesCommits(t *testing.T) {
-	e := newGHEnv(t, paymentScenario, ghsim.Options{})
-	store, _ := newStore(t)
-	s := newService(t, e, svcConfig{store: store})
-	ctx := ctxT(t)
-	key := "foreign-key"
-	_, err := s.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: paymentResult(t, e.sc, key, false)})
-	require.NoError(t, err)
-	// A reviewer pushes a tweak to the PR branch.
-	tweaked := expectedPaymentFix(t, e) + "// reviewed\n"
-	pushFile(t, e, "autoheal/"+key, paymentFile, tweaked, "review tweak")
-
-	out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), ThreadURL: threadURL, FireCount: 2})
-	require.NoError(t, err)
-	assert.Equal(t, ConvergedCommented, out.Converged)
-	assert.Contains(t, out.Message, "commits by others")
-	pr := e.pulls(t)[0]
-	assert.Len(t, pr.Commits, 2, "no commit on top of the reviewer's")
-	assert.Equal(t, tweaked, e.file(t, pr.HeadSHA, paymentFile))
-	require.Len(t, pr.Comments, 1)
-	assert.Contains(t, pr.Comments[0].Body, "```diff\n")
-	assert.Contains(t, pr.Comments[0].Body, "+  items.push({ kind: 'shipping', amountMinor: toMinor(request.shippingCost?.units")
-}
-
 func TestUnauthorizedClicksAreRefusedAndAudited(t *testing.T) {
 	e := newGHEnv(t, paymentScenario, ghsim.Options{})
 	store, _ := newStore(t)
@@ -398,15 +309,17 @@ func TestUnauthorizedClicksAreRefusedAndAudited(t *testing.T) {
 	assert.Equal(t, StatusUnauthorized, out.Status)
 	assert.Equal(t, "Only approvers can approve AutoHeal fixes, and you are not one (directly or through a user group in AUTOHEAL_APPROVERS). Ask one of the approvers: <@U0APPROVER>, <!subteam^S0ONCALL>.", out.Ephemeral)
 	assert.Equal(t, "<@U0OUTSIDER> tried to approve the fix but is not an approver; the click was refused and recorded in the audit log.", out.Message)
-	rej, err := s.Reject(ctx, key, outsider, "looks wrong")
+	rej, err := s.Reject(ctx, RejectRequest{IssueKey: key, User: outsider, Reason: "looks wrong", Channel: "C0INCIDENT", ThreadTS: "1.2"})
 	require.NoError(t, err)
 	assert.Equal(t, StatusUnauthorized, rej.Status)
 
 	log, err := store.AuditLog(ctx, key)
 	require.NoError(t, err)
 	require.Len(t, log, 2)
-	assert.Equal(t, "unauthorized approve click by U0OUTSIDER refused", log[0].Entry)
-	assert.Equal(t, "unauthorized reject click by U0OUTSIDER refused", log[1].Entry)
+	assert.Equal(t, []sessions.AuditAction{sessions.AuditRefused, sessions.AuditRefused}, []sessions.AuditAction{log[0].Action, log[1].Action})
+	assert.Equal(t, []string{"approve", "reject"}, []string{log[0].Detail, log[1].Detail})
+	assert.Equal(t, outsider, log[0].User)
+	assert.Equal(t, "C0INCIDENT", log[1].Channel)
 	_, err = store.GetApproval(ctx, key)
 	assert.ErrorIs(t, err, sessions.ErrNotFound, "a refused click does not touch the approval")
 	assert.Zero(t, e.count("POST", ""), "nothing was written to GitHub")
@@ -420,7 +333,10 @@ func TestUnauthorizedClicksAreRefusedAndAudited(t *testing.T) {
 	assert.Equal(t, StatusCreated, out.Status)
 	log, err = store.AuditLog(ctx, key)
 	require.NoError(t, err)
-	assert.Equal(t, "approve clicked by U0GROUPMEMBER", log[2].Entry)
+	require.Len(t, log, 3)
+	assert.Equal(t, sessions.AuditApproved, log[2].Action)
+	assert.Equal(t, "U0GROUPMEMBER", log[2].User)
+	assert.Equal(t, out.PRNumber, log[2].PRNumber)
 }
 
 func TestRejectThenApprove(t *testing.T) {
@@ -429,7 +345,7 @@ func TestRejectThenApprove(t *testing.T) {
 	s := newService(t, e, svcConfig{store: store})
 	ctx := ctxT(t)
 	key := "reject-key"
-	out, err := s.Reject(ctx, key, approver, "we will roll back instead")
+	out, err := s.Reject(ctx, RejectRequest{IssueKey: key, User: approver, Reason: "we will roll back instead"})
 	require.NoError(t, err)
 	assert.Equal(t, StatusRejected, out.Status)
 	assert.Equal(t, "<@U0APPROVER> rejected the fix: we will roll back instead. No pull request will be opened.", out.Message)
@@ -545,12 +461,17 @@ func TestManifestEditPullRequestByteForByte(t *testing.T) {
 	assert.Contains(t, pr.Body, "| Bucket | infrastructure |")
 	assert.Contains(t, pr.Body, "`spec.template.spec.containers[cart].resources.limits.memory`: `128Mi` → `256Mi`")
 
-	// Re-fire asking for more memory: one incremental commit, same PR.
-	again, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: cartResult(e.sc, key, "512Mi"), ThreadURL: threadURL, FireCount: 2})
+	// Re-fire asking for more memory: offered, then on approval one
+	// incremental commit on the same PR, replacing AutoHeal's 256Mi.
+	offer, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: cartResult(e.sc, key, "512Mi"), ThreadURL: threadURL, FireCount: 2})
+	require.NoError(t, err)
+	assert.Equal(t, StatusUpdateOffered, offer.Status)
+	again, err := s.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, ProposalID: "ai-2", Result: cartResult(e.sc, key, "512Mi"), ThreadURL: threadURL})
 	require.NoError(t, err)
 	assert.Equal(t, ConvergedCommitted, again.Converged)
 	assert.Equal(t, strings.Replace(orig, "              memory: 128Mi\n", "              memory: 512Mi\n", 1), e.file(t, again.CommitSHA, cartManifest))
 	assert.Len(t, e.pulls(t), 1)
+	assert.Contains(t, e.pulls(t)[0].Title, "512Mi")
 }
 
 func TestGitHubFailuresGiveClearMessagesAndRetrySucceeds(t *testing.T) {
@@ -703,7 +624,7 @@ func TestOutcomeOfAClickWhileAnotherIsInProgress(t *testing.T) {
 	s := newService(t, e, svcConfig{store: store})
 	ctx := ctxT(t)
 	key := "busy-key"
-	_, started, err := store.BeginApproval(ctx, key, "U0OTHERAPPROVER")
+	_, started, err := store.BeginApproval(ctx, key, sessions.Actor{User: "U0OTHERAPPROVER"})
 	require.NoError(t, err)
 	require.True(t, started)
 	out, err := s.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: paymentResult(t, e.sc, key, false)})
@@ -732,41 +653,3 @@ func TestPerRequestCredentials(t *testing.T) {
 	fmt.Fprint(&strings.Builder{}, out) // outcomes print without panicking
 }
 
-func TestConcurrentRefiresWithANewFixAddOneCommit(t *testing.T) {
-	e := newGHEnv(t, paymentScenario, ghsim.Options{})
-	stores, _ := newStores(t, 2)
-	a := newService(t, e, svcConfig{store: stores[0]})
-	b := newService(t, e, svcConfig{store: stores[1]})
-	ctx := ctxT(t)
-	key := "refire-race"
-	_, err := a.Approve(ctx, ApproveRequest{IssueKey: key, User: approver, Result: paymentResult(t, e.sc, key, false)})
-	require.NoError(t, err)
-
-	var wg sync.WaitGroup
-	results := make(chan Outcome, 4)
-	for _, s := range []*Service{a, b, a, b} {
-		wg.Add(1)
-		go func(s *Service) {
-			defer wg.Done()
-			out, err := s.Refire(ctx, RefireRequest{IssueKey: key, Reinvestigated: true, Result: paymentResult(t, e.sc, key, true), FireCount: 2})
-			assert.NoError(t, err)
-			results <- out
-		}(s)
-	}
-	wg.Wait()
-	close(results)
-	prs := e.pulls(t)
-	require.Len(t, prs, 1)
-	require.Len(t, prs[0].Commits, 2, "exactly one incremental commit")
-	for o := range results {
-		// Racing replicas made that same commit (git ids are content-addressed,
-		// so identical work is one commit), found it while pushing, or found
-		// the PR already converged and commented.
-		assert.Equal(t, StatusConverged, o.Status)
-		assert.Contains(t, []Convergence{ConvergedCommitted, ConvergedNone, ConvergedCommented}, o.Converged)
-		if o.Converged != ConvergedCommented {
-			assert.Equal(t, prs[0].HeadSHA, o.CommitSHA)
-		}
-	}
-	assert.Contains(t, e.file(t, prs[0].HeadSHA, paymentFile), "request.shippingCost?.units")
-}

@@ -51,7 +51,9 @@ var (
 	opUpdateBranch      = op{"update the branch", "contents:write"}
 	opFindPR            = op{"look up existing pull requests", "pull_requests:read"}
 	opCreatePR          = op{"create the pull request", "pull_requests:write"}
+	opUpdatePR          = op{"update the pull request's title and description", "pull_requests:write"}
 	opListPRCommits     = op{"read the pull request's commits", "pull_requests:read"}
+	opCompare           = op{"compare the pull request's branch with its base", "contents:read"}
 	opComment           = op{"comment on the pull request", "pull_requests:write"}
 	opFindIssue         = op{"look up existing issues", "issues:read"}
 	opCreateIssue       = op{"create the issue", "issues:write"}

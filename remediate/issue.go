@@ -20,11 +20,15 @@ const issueRecordPrefix = "issue:"
 // IssueRequest is a "Create issue" click for a result that gets a report
 // instead of a pull request (bad data, flakes).
 type IssueRequest struct {
-	IssueKey    string
-	User        string
-	Result      *investigate.HealResult
-	ThreadURL   string
-	Credentials *Credentials
+	IssueKey string
+	User     string
+	// ProposalID, Channel and ThreadTS identify the result and where it
+	// was clicked, for the audit log.
+	ProposalID        string
+	Channel, ThreadTS string
+	Result            *investigate.HealResult
+	ThreadURL         string
+	Credentials       *Credentials
 }
 
 // CreateIssue opens (once per issue key) a GitHub issue with the result's
@@ -36,12 +40,13 @@ func (s *Service) CreateIssue(ctx context.Context, req IssueRequest) (Outcome, e
 		return Outcome{Status: StatusFailed, Message: "This request is incomplete and cannot be processed."}, err
 	}
 	key := req.IssueKey
+	by := sessions.Actor{User: req.User, Proposal: req.ProposalID, Channel: req.Channel, ThreadTS: req.ThreadTS}
 	ok, err := s.Authorize(ctx, req.User)
 	if err != nil {
 		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not check whether you may create issues (Slack user groups unavailable); try again."}), err
 	}
 	if !ok {
-		return s.finish(s.refuse(ctx, key, req.User, "create an issue for")), nil
+		return s.finish(s.refuse(ctx, key, by, "create an issue for")), nil
 	}
 	if req.Result == nil {
 		return Outcome{Status: StatusFailed, Message: "The investigation result is no longer available; re-run the investigation."}, errors.New("remediate: create issue without a result")
@@ -67,7 +72,9 @@ func (s *Service) CreateIssue(ctx context.Context, req IssueRequest) (Outcome, e
 		}
 	}
 	rkey := issueRecordPrefix + key
-	a, started, err := s.store.BeginApproval(ctx, rkey, req.User)
+	// One issue per key: the record's decision is final (no proposal).
+	by.Proposal = ""
+	a, started, err := s.store.BeginApproval(ctx, rkey, by)
 	if err != nil {
 		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not record the request (state store unavailable); try again."}), fmt.Errorf("remediate: begin issue %q: %w", key, err)
 	}
@@ -86,16 +93,16 @@ func (s *Service) CreateIssue(ctx context.Context, req IssueRequest) (Outcome, e
 		if _, ferr := s.store.FailApproval(bctx, rkey, a.Lease, s.red.String(msg)); ferr != nil {
 			s.log.Warn("record issue failure", "issue_key", s.red.String(key), "err", s.errText(ferr))
 		}
-		return s.finish(Outcome{Status: StatusFailed, Message: msg, Retryable: retry, RetryAt: at}), err
+		return s.finish(Outcome{Status: StatusFailed, Message: msg, Retryable: retry, RetryAt: at, Audit: sessions.AuditFailed}), err
 	}
-	if _, err := s.store.CompleteApproval(bctx, rkey, a.Lease, iss.GetNumber(), iss.GetHTMLURL()); err != nil {
+	if _, err := s.store.CompleteApproval(bctx, rkey, a.Lease, sessions.Completion{PRNumber: iss.GetNumber(), PRURL: iss.GetHTMLURL(), Action: sessions.AuditIssueCreated}); err != nil {
 		s.log.Warn("complete issue record", "issue_key", s.red.String(key), "err", s.errText(err))
 	}
 	st, verb := StatusExisting, "exists"
 	if created {
 		st, verb = StatusCreated, "created"
 	}
-	return s.finish(Outcome{Status: st, IssueURL: iss.GetHTMLURL(), Created: created,
+	return s.finish(Outcome{Status: st, IssueURL: iss.GetHTMLURL(), Created: created, Audit: sessions.AuditIssueCreated,
 		Message: fmt.Sprintf("Issue #%d %s: %s", iss.GetNumber(), verb, iss.GetHTMLURL())}), nil
 }
 

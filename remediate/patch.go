@@ -388,6 +388,35 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// Reversed returns the hunk that undoes h: what h adds is removed and
+// what it removes is added back.
+func (h Hunk) Reversed() Hunk {
+	r := Hunk{OldStart: h.NewStart, OldLines: h.NewLines, NewStart: h.OldStart, NewLines: h.OldLines,
+		Section: h.Section, OldNoEOL: h.NewNoEOL, NewNoEOL: h.OldNoEOL, Lines: make([]HunkLine, len(h.Lines))}
+	for i, l := range h.Lines {
+		switch l.Op {
+		case '+':
+			l.Op = '-'
+		case '-':
+			l.Op = '+'
+		}
+		r.Lines[i] = l
+	}
+	return r
+}
+
+// AlreadyApplied reports whether content already carries the hunks'
+// change: their reverse applies (GNU patch's "previously applied patch
+// detected").
+func AlreadyApplied(content []byte, hunks []Hunk) bool {
+	rev := make([]Hunk, len(hunks))
+	for i, h := range hunks {
+		rev[i] = h.Reversed()
+	}
+	_, err := ApplyHunks(content, rev)
+	return err == nil
+}
+
 // contextCounts returns the numbers of leading and trailing context lines.
 func contextCounts(h Hunk) (lead, trail int) {
 	for _, l := range h.Lines {

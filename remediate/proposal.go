@@ -217,6 +217,10 @@ func proposeCode(ctx context.Context, p *Proposal, res *investigate.HealResult, 
 		}
 	}
 	out, err := ApplyHunks(old, files[0].Hunks)
+	if err != nil && AlreadyApplied(old, files[0].Hunks) {
+		p.Ineligible = fmt.Sprintf("%s at %s already contains this change; no pull request is needed.", file, refName(p.Ref))
+		return nil
+	}
 	if err != nil {
 		p.Ineligible = fmt.Sprintf("Patch does not apply cleanly to %s at %s: %v.", file, refName(p.Ref), trimErr(err))
 		return nil
@@ -280,7 +284,8 @@ func readFile(ctx context.Context, rr RepoReader, p *Proposal, file string, limi
 	return b, nil
 }
 
-// reapply recomputes a file change on top of newer content of the file.
+// reapply recomputes a file change on top of newer content of the file;
+// ErrAlreadyApplied when that content carries the change already.
 func (p *Proposal) reapply(file string, current []byte) ([]byte, error) {
 	switch p.Kind {
 	case KindCodePatch:
@@ -288,7 +293,11 @@ func (p *Proposal) reapply(file string, current []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ApplyHunks(current, files[0].Hunks)
+		out, err := ApplyHunks(current, files[0].Hunks)
+		if err != nil && AlreadyApplied(current, files[0].Hunks) {
+			return nil, ErrAlreadyApplied
+		}
+		return out, err
 	case KindManifestEdit:
 		if p.Edit == nil {
 			return nil, errors.New("the proposal has no manifest edit")

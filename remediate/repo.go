@@ -296,6 +296,37 @@ func (r *repoClient) createPR(ctx context.Context, pr *github.NewPullRequest) (*
 	return out, nil
 }
 
+// latestPR returns the most recent pull request, in any state, whose head
+// is the branch, or nil.
+func (r *repoClient) latestPR(ctx context.Context, branch string) (*github.PullRequest, error) {
+	cctx, cancel := r.call(ctx)
+	defer cancel()
+	prs, _, err := r.c.PullRequests.List(cctx, r.owner, r.name, &github.PullRequestListOptions{
+		State: "all", Head: r.owner + ":" + branch, Sort: "created", Direction: "desc", ListOptions: github.ListOptions{PerPage: 10},
+	})
+	if err != nil {
+		return nil, classify(opFindPR, err)
+	}
+	var latest *github.PullRequest
+	for _, pr := range prs {
+		if pr.GetHead().GetRef() == branch && (latest == nil || pr.GetNumber() > latest.GetNumber()) {
+			latest = pr
+		}
+	}
+	return latest, nil
+}
+
+// editPR sets a pull request's title and body.
+func (r *repoClient) editPR(ctx context.Context, number int, title, body string) (*github.PullRequest, error) {
+	cctx, cancel := r.call(ctx)
+	defer cancel()
+	pr, _, err := r.c.PullRequests.Edit(cctx, r.owner, r.name, number, &github.PullRequest{Title: github.String(title), Body: github.String(body)})
+	if err != nil {
+		return nil, classify(opUpdatePR, err)
+	}
+	return pr, nil
+}
+
 // prCommitMessages returns the messages of a pull request's commits (at
 // most 250, GitHub's limit for this endpoint).
 func (r *repoClient) prCommitMessages(ctx context.Context, number int) ([]string, error) {
@@ -317,6 +348,20 @@ func (r *repoClient) prCommitMessages(ctx context.Context, number int) ([]string
 		opts.Page = resp.NextPage
 	}
 	return out, nil
+}
+
+// mergeBase returns the commit a branch head and its base branch share.
+func (r *repoClient) mergeBase(ctx context.Context, base, head string) (string, error) {
+	cctx, cancel := r.call(ctx)
+	defer cancel()
+	cmp, _, err := r.c.Repositories.CompareCommits(cctx, r.owner, r.name, base, head, &github.ListOptions{PerPage: 1})
+	if err != nil {
+		return "", classify(opCompare, err)
+	}
+	if cmp.GetMergeBaseCommit().GetSHA() == "" {
+		return "", &GitHubError{Op: opCompare, Kind: ErrorBadResponse, Detail: "no merge base"}
+	}
+	return cmp.GetMergeBaseCommit().GetSHA(), nil
 }
 
 func (r *repoClient) comment(ctx context.Context, number int, body string) (*github.IssueComment, error) {

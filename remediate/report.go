@@ -20,6 +20,7 @@ const (
 	maxRecords       = 50
 	markerPrefix     = "<!-- autoheal:issue-key="
 	markerSuffix     = " -->"
+	proposalPrefix   = "<!-- autoheal:proposal="
 	trailerIssueKey  = "AutoHeal-Issue-Key: "
 	trailerFireCount = "AutoHeal-Fire: "
 )
@@ -138,6 +139,34 @@ type prContext struct {
 	ApprovedBy string
 	FireCount  int
 	IssueKey   string
+	// Proposal names the approved proposal (hidden marker): a retry finds
+	// that the pull request already carries it.
+	Proposal string
+	// Updated: the body replaces an open pull request's after an approved
+	// update; Previous: the merged or closed pull request this one follows.
+	Updated  bool
+	Previous *PRRef
+}
+
+// proposalMarker is the hidden HTML comment naming the approved proposal.
+func proposalMarker(id string) string { return proposalPrefix + markerEscape(id) + markerSuffix }
+
+// markedProposal reads the proposal a body's marker names ("" when none).
+func markedProposal(body string) string {
+	i := strings.LastIndex(body, proposalPrefix)
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(proposalPrefix):]
+	j := strings.Index(rest, markerSuffix)
+	if j < 0 {
+		return ""
+	}
+	id, err := url.QueryUnescape(rest[:j])
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 // prBody renders a pull request body: the diagnosis, top evidence,
@@ -191,6 +220,13 @@ func prBody(res *investigate.HealResult, p *Proposal, c prContext, red *redact.R
 	if p.RegressionTest != "" {
 		fmt.Fprintf(&b, "### Suggested regression test\n\n%s\n\n", mdText(r(p.RegressionTest)))
 	}
+	if prev := c.Previous; prev != nil {
+		what := "was merged"
+		if prev.State != "merged" {
+			what = "was closed without merging"
+		}
+		fmt.Fprintf(&b, "### Earlier pull request\n\nThis incident was addressed before by #%d (%s), which %s; the incident fired again, so this pull request proposes a new fix.\n\n", prev.Number, r(prev.URL), what)
+	}
 	if c.ThreadURL != "" {
 		fmt.Fprintf(&b, "### Slack thread\n\n%s\n\n", r(c.ThreadURL))
 	}
@@ -199,8 +235,15 @@ func prBody(res *investigate.HealResult, p *Proposal, c prContext, red *redact.R
 	if c.ApprovedBy != "" {
 		who = "Slack user " + inlineCode(r(c.ApprovedBy))
 	}
-	fmt.Fprintf(&b, "_Opened by AutoHeal after approval by %s. Review before merging: nothing merges without a reviewer._\n", who)
+	verb := "Opened"
+	if c.Updated {
+		verb = "Updated with a new root cause and fix"
+	}
+	fmt.Fprintf(&b, "_%s by AutoHeal after approval by %s. Review before merging: nothing merges without a reviewer._\n", verb, who)
 	b.WriteString(Marker(r(c.IssueKey)) + "\n")
+	if c.Proposal != "" {
+		b.WriteString(proposalMarker(r(c.Proposal)) + "\n")
+	}
 	return clipBody(b.String(), c.IssueKey, red)
 }
 

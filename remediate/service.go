@@ -18,16 +18,16 @@ import (
 	"github.com/autoheal/autoheal/sessions"
 )
 
-// ApprovalStore keeps who is opening which pull request (Redis approval
-// records); *sessions.Store implements it.
+// ApprovalStore keeps who is opening which pull request and the audit log
+// of decisions (Redis approval records); *sessions.Store implements it.
 type ApprovalStore interface {
-	BeginApproval(ctx context.Context, key, user string) (sessions.Approval, bool, error)
+	BeginApproval(ctx context.Context, key string, by sessions.Actor) (sessions.Approval, bool, error)
 	RecordStep(ctx context.Context, key, lease string, step sessions.Step, upd sessions.StepUpdate) (sessions.Approval, error)
-	CompleteApproval(ctx context.Context, key, lease string, prNumber int, prURL string) (sessions.Approval, error)
+	CompleteApproval(ctx context.Context, key, lease string, done sessions.Completion) (sessions.Approval, error)
 	FailApproval(ctx context.Context, key, lease, errMsg string) (sessions.Approval, error)
 	GetApproval(ctx context.Context, key string) (sessions.Approval, error)
-	Reject(ctx context.Context, key, user, reason string) (sessions.Approval, error)
-	Audit(ctx context.Context, key, entry string) error
+	Reject(ctx context.Context, key string, by sessions.Actor, reason string) (sessions.Approval, error)
+	RecordAudit(ctx context.Context, rec sessions.AuditRecord) error
 }
 
 // CommitAuthor names the author of AutoHeal's commits (default: whoever the
@@ -209,16 +209,20 @@ type Status string
 const (
 	StatusCreated      Status = "created"      // the pull request (or issue) was opened now
 	StatusExisting     Status = "existing"     // it already existed (approved earlier, double click)
+	StatusUpdated      Status = "updated"      // the key's open pull request got the approved new change
 	StatusInProgress   Status = "in_progress"  // another click or replica is opening it right now
 	StatusUnauthorized Status = "unauthorized" // the user may not approve; audited
 	StatusRejected     Status = "rejected"     // the fix was rejected (now or earlier)
 	StatusIneligible   Status = "ineligible"   // no pull request can be offered; Message says why
 	StatusFailed       Status = "failed"       // GitHub or Redis failed; Message says what, a retry resumes
-	StatusConverged    Status = "converged"    // re-fire: commented or committed on the open PR
-	StatusNoPR         Status = "no_pr"        // re-fire: no open PR for the key; nothing done
+	StatusConverged    Status = "converged"    // re-fire: commented on the open PR (the same fix, or nothing new)
+	StatusUpdateOffered Status = "update_offered" // re-fire: a different fix for the open PR, pushed only when approved
+	StatusPRClosed     Status = "pr_closed"    // re-fire: the key's PR was merged or closed; approving opens a new one
+	StatusNoPR         Status = "no_pr"        // re-fire: no PR for the key; nothing done
 )
 
-// Convergence says what a re-fire did to the open pull request.
+// Convergence says what a re-fire or an approval did to an open pull
+// request.
 type Convergence string
 
 // Convergence actions.
@@ -239,7 +243,10 @@ type Outcome struct {
 	PRTitle string
 	// SameFix is true when the pull request was opened for another issue
 	// key with the same change, and is linked instead of a duplicate.
-	SameFix   bool
+	SameFix bool
+	// Previous is the key's earlier pull request, merged or closed, that
+	// a new one follows (a regression).
+	Previous  *PRRef
 	Branch    string
 	CommitSHA string
 	Created   bool
@@ -250,18 +257,40 @@ type Outcome struct {
 	// Retryable: the same click may succeed later (RetryAt, when known).
 	Retryable bool
 	RetryAt   time.Time
+	// Audit is what this request recorded in the audit log ("" nothing).
+	Audit sessions.AuditAction
 }
 
 // ApproveRequest is an Approve click.
 type ApproveRequest struct {
 	IssueKey string
 	User     string // Slack user id of the clicker
-	Result   *investigate.HealResult
+	// ProposalID names the proposed change (the job id of the investigation
+	// that proposed it): a key whose earlier proposal was approved or
+	// rejected can approve another one (its open pull request is then
+	// updated, or a new one opened when it was merged or closed). Empty:
+	// the key's decision is final.
+	ProposalID string
+	// Channel and ThreadTS are where the click came from (the audit log).
+	Channel, ThreadTS string
+	Result            *investigate.HealResult
 	// Proposal shown with the button; computed from Result when nil.
 	Proposal    *Proposal
 	ThreadURL   string
 	FireCount   int
 	Credentials *Credentials
+}
+
+func (r ApproveRequest) actor() sessions.Actor {
+	return sessions.Actor{User: r.User, Proposal: r.ProposalID, Channel: r.Channel, ThreadTS: r.ThreadTS}
+}
+
+// PRRef names a pull request and what became of it.
+type PRRef struct {
+	Number int
+	URL    string
+	// State is "open", "merged" or "closed" (closed without merging).
+	State string
 }
 
 // flowError is a failure with a message for the thread.
@@ -314,9 +343,11 @@ func (s *Service) Authorize(ctx context.Context, userID string) (bool, error) {
 }
 
 // refuse audits an unauthorized click and returns the texts to show.
-func (s *Service) refuse(ctx context.Context, key, user, action string) Outcome {
-	entry := fmt.Sprintf("unauthorized %s click by %s refused", action, user)
-	if err := s.store.Audit(ctx, key, entry); err != nil {
+func (s *Service) refuse(ctx context.Context, key string, by sessions.Actor, action string) Outcome {
+	user := by.User
+	rec := sessions.AuditRecord{Action: sessions.AuditRefused, IssueKey: key, User: user, Proposal: by.Proposal,
+		Channel: by.Channel, ThreadTS: by.ThreadTS, Detail: action}
+	if err := s.store.RecordAudit(ctx, rec); err != nil {
 		s.log.Warn("audit unauthorized click", "issue_key", s.red.String(key), "user", user, "err", s.errText(err))
 	}
 	who := "Ask one of the approvers"
@@ -327,6 +358,7 @@ func (s *Service) refuse(ctx context.Context, key, user, action string) Outcome 
 	}
 	return Outcome{
 		Status:    StatusUnauthorized,
+		Audit:     sessions.AuditRefused,
 		Ephemeral: fmt.Sprintf("Only approvers can %s AutoHeal fixes, and you are not one (directly or through a user group in %s). %s.", action, ApproversEnv, who),
 		Message:   fmt.Sprintf("<@%s> tried to %s the fix but is not an approver; the click was refused and recorded in the audit log.", user, action),
 	}
@@ -365,7 +397,7 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 	}
 	if !ok {
 		log.Info("unauthorized approve click")
-		return s.finish(s.refuse(ctx, key, req.User, "approve")), nil
+		return s.finish(s.refuse(ctx, key, req.actor(), "approve")), nil
 	}
 	if req.Result == nil {
 		return Outcome{Status: StatusFailed, Message: "The investigation result is no longer available; re-run the investigation."}, errors.New("remediate: approve without a result")
@@ -379,7 +411,7 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 	if !prop.Eligible() {
 		return s.finish(Outcome{Status: StatusIneligible, Message: firstNonEmpty(prop.Ineligible, "No change is proposed.")}), nil
 	}
-	a, started, err := s.store.BeginApproval(ctx, key, req.User)
+	a, started, err := s.store.BeginApproval(ctx, key, req.actor())
 	if err != nil {
 		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not record the approval (state store unavailable); try again."}), fmt.Errorf("remediate: begin approval %q: %w", key, err)
 	}
@@ -401,11 +433,16 @@ func (s *Service) Approve(ctx context.Context, req ApproveRequest) (Outcome, err
 		if _, ferr := s.store.FailApproval(bctx, key, a.Lease, s.red.String(msg)); ferr != nil {
 			log.Warn("record approval failure", "err", s.errText(ferr))
 		}
-		return s.finish(Outcome{Status: StatusFailed, Branch: out.Branch, Message: msg, Retryable: retry, RetryAt: at}), err
+		return s.finish(Outcome{Status: StatusFailed, Branch: out.Branch, Message: msg, Retryable: retry, RetryAt: at, Audit: sessions.AuditFailed}), err
 	}
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if _, err := s.store.CompleteApproval(bctx, key, a.Lease, out.PRNumber, out.PRURL); err != nil {
+	done := sessions.Completion{PRNumber: out.PRNumber, PRURL: out.PRURL, Action: sessions.AuditApproved}
+	if out.Status == StatusUpdated {
+		done.Action = sessions.AuditUpdated
+	}
+	out.Audit = done.Action
+	if _, err := s.store.CompleteApproval(bctx, key, a.Lease, done); err != nil {
 		// The pull request exists; the next click finds it by its branch.
 		log.Warn("complete approval", "err", s.errText(err), "pr", out.PRNumber)
 	}
@@ -441,20 +478,31 @@ func (s *Service) finish(o Outcome) Outcome {
 	return o
 }
 
+// RejectRequest is a Reject click (with the reason the approver gave).
+type RejectRequest struct {
+	IssueKey, User, Reason string
+	// ProposalID names the rejected proposal (see ApproveRequest): another
+	// proposal of the key can still be approved.
+	ProposalID        string
+	Channel, ThreadTS string
+}
+
 // Reject handles a Reject click by an approver.
-func (s *Service) Reject(ctx context.Context, key, user, reason string) (Outcome, error) {
+func (s *Service) Reject(ctx context.Context, req RejectRequest) (Outcome, error) {
+	key, user := req.IssueKey, req.User
 	if err := s.checkRequest(key, user); err != nil {
 		return Outcome{Status: StatusFailed, Message: "This rejection is incomplete and cannot be processed."}, err
 	}
+	by := sessions.Actor{User: user, Proposal: req.ProposalID, Channel: req.Channel, ThreadTS: req.ThreadTS}
 	ok, err := s.Authorize(ctx, user)
 	if err != nil {
 		return s.finish(Outcome{Status: StatusFailed, Retryable: true, Message: "Could not check whether you may reject (Slack user groups unavailable); try again."}), err
 	}
 	if !ok {
-		return s.finish(s.refuse(ctx, key, user, "reject")), nil
+		return s.finish(s.refuse(ctx, key, by, "reject")), nil
 	}
-	reason = oneLine(reason)
-	a, err := s.store.Reject(ctx, key, user, s.red.String(reason))
+	reason := oneLine(req.Reason)
+	a, err := s.store.Reject(ctx, key, by, s.red.String(reason))
 	switch {
 	case errors.Is(err, sessions.ErrInvalidTransition):
 		switch a.State {
@@ -474,7 +522,11 @@ func (s *Service) Reject(ctx context.Context, key, user, reason string) (Outcome
 		msg += ": " + reason
 	}
 	s.log.Info("fix rejected", "issue_key", s.red.String(key), "user", user)
-	return s.finish(Outcome{Status: StatusRejected, Message: msg + ". No pull request will be opened."}), nil
+	what := " No pull request will be opened."
+	if a.PRNumber > 0 {
+		what = fmt.Sprintf(" Pull request #%d is left as it is.", a.PRNumber)
+	}
+	return s.finish(Outcome{Status: StatusRejected, Message: msg + "." + what, Audit: sessions.AuditRejected}), nil
 }
 
 // baseBranch picks the pull request's base branch.
@@ -551,7 +603,9 @@ func (s *Service) filesAt(ctx context.Context, rc *repoClient, base, baseSHA str
 	return out, orig, note, nil
 }
 
-// openPR runs the idempotent GitHub steps under the approval lease.
+// openPR runs the idempotent GitHub steps under the approval lease: the
+// key's open pull request gets the approved change (updatePR), or one is
+// opened, on a new branch when the key's earlier one was merged or closed.
 func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposal, req ApproveRequest) (Outcome, error) {
 	key := req.IssueKey
 	branch := s.Branch(key)
@@ -563,7 +617,24 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 	if err != nil {
 		return out, &flowError{msg: "The repository " + prop.Repo + " cannot be used.", err: err}
 	}
-	pc := prContext{ThreadURL: req.ThreadURL, ApprovedBy: req.User, FireCount: req.FireCount, IssueKey: key}
+	step := func(st sessions.Step, upd sessions.StepUpdate) error {
+		_, err := s.store.RecordStep(ctx, key, a.Lease, st, upd)
+		return err
+	}
+	// The base first: its read says clearly when the token cannot see the repository.
+	base, baseSHA, err := s.baseBranch(ctx, rc, prop)
+	if err != nil {
+		return out, err
+	}
+	pr, prev, branch, err := s.currentPR(ctx, rc, key, branch)
+	if err != nil {
+		return out, err
+	}
+	if pr != nil {
+		return s.updatePR(ctx, rc, pr, prop, req, step)
+	}
+	out.Branch, out.Previous = branch, prev
+	pc := prContext{ThreadURL: req.ThreadURL, ApprovedBy: req.User, FireCount: req.FireCount, IssueKey: key, Proposal: req.ProposalID, Previous: prev}
 	title := s.red.String(prop.Title)
 	if strings.TrimSpace(title) == "" {
 		title = "AutoHeal fix"
@@ -576,43 +647,12 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 		}
 	}
 	// Nothing is written before this point.
-	base, baseSHA, err := s.baseBranch(ctx, rc, prop)
-	if err != nil {
-		return out, err
-	}
 	files, orig, note, err := s.filesAt(ctx, rc, base, baseSHA, prop)
 	if err != nil {
 		return out, err
 	}
 	if err := s.scanFiles(files, orig); err != nil {
 		return out, err
-	}
-	step := func(st sessions.Step, upd sessions.StepUpdate) error {
-		_, err := s.store.RecordStep(ctx, key, a.Lease, st, upd)
-		return err
-	}
-	// An open pull request for the branch (a crash after it was created):
-	// make sure it carries the approved change and finish.
-	pr, err := rc.findOpenPR(ctx, branch)
-	if err != nil {
-		return out, err
-	}
-	if pr != nil {
-		sha, committed, err := s.ensureContent(ctx, rc, branch, pr.GetHead().GetSHA(), files, msg)
-		if err != nil {
-			return out, err
-		}
-		if err := step(sessions.StepPR, sessions.StepUpdate{Branch: branch, PRNumber: pr.GetNumber(), PRURL: pr.GetHTMLURL()}); err != nil {
-			return out, err
-		}
-		out.Status, out.PRNumber, out.PRURL, out.CommitSHA = StatusExisting, pr.GetNumber(), pr.GetHTMLURL(), sha
-		out.PRTitle = s.red.String(pr.GetTitle())
-		out.Message = fmt.Sprintf("Pull request #%d is open: %s", pr.GetNumber(), pr.GetHTMLURL())
-		if committed {
-			out.Converged = ConvergedCommitted
-			out.Message += " (updated with the approved change)"
-		}
-		return out, nil
 	}
 	// Another incident's open pull request with the same change is linked
 	// instead of opening a duplicate; the look-up and the opening below
@@ -703,6 +743,9 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 		out.Status, verb = StatusCreated, "opened"
 	}
 	out.Message = fmt.Sprintf("<@%s> approved the fix: pull request #%d %s %s", req.User, pr.GetNumber(), verb, pr.GetHTMLURL())
+	if prev != nil {
+		out.Message += fmt.Sprintf("\nIt follows pull request #%d (%s), after which the incident came back.", prev.Number, prev.State)
+	}
 	if note != "" {
 		out.Message += "\n" + note
 	}
@@ -769,153 +812,6 @@ func (s *Service) ensureContent(ctx context.Context, rc *repoClient, branch, hea
 		}
 	}
 	return "", false, &flowError{msg: "The branch " + branch + " keeps moving; try again later.", retryable: true}
-}
-
-// RefireRequest is a re-fire of an incident whose fix may have a PR.
-type RefireRequest struct {
-	IssueKey string
-	// Result is the new investigation's result when Reinvestigated, else
-	// the latest earlier one (kept for the record, never presented as new).
-	Result *investigate.HealResult
-	// Reinvestigated is true when an investigation ran for this fire.
-	// When false (e.g. the fire came within the cooldown), the PR is only
-	// told that the incident fired again with no new evidence.
-	Reinvestigated bool
-	ThreadURL      string
-	FireCount      int
-	At             time.Time // when it fired (default now)
-	Credentials    *Credentials
-}
-
-// Refire converges an open pull request with a re-fire of the same issue
-// key. Without a new investigation it only comments (fire count, time,
-// thread, and that nothing new was investigated). With one, when the new
-// proposal yields the content the PR already has, it comments without a
-// commit; when the fix differs it adds exactly one incremental commit (or,
-// when people pushed their own commits to the branch, comments the new
-// suggestion instead of overwriting them). Without an open PR it does
-// nothing: a re-fire never opens a second pull request.
-func (s *Service) Refire(ctx context.Context, req RefireRequest) (Outcome, error) {
-	key := strings.TrimSpace(req.IssueKey)
-	if key == "" || req.Result == nil {
-		return Outcome{Status: StatusFailed, Message: "This re-fire is incomplete and cannot be processed."}, errors.New("remediate: refire needs an issue key and a result")
-	}
-	log := s.log.With("issue_key", s.red.String(key))
-	repoName := firstNonEmpty(req.Result.Repo, s.opts.Repo)
-	if repoName == "" {
-		return Outcome{Status: StatusNoPR, Converged: ConvergedNone}, nil
-	}
-	rc, err := s.repo(repoName, req.Credentials)
-	if err != nil {
-		return Outcome{Status: StatusNoPR, Converged: ConvergedNone}, nil //nolint:nilerr // no usable repository: nothing to converge
-	}
-	branch := s.Branch(key)
-	if s.store != nil {
-		if a, err := s.store.GetApproval(ctx, key); err == nil && a.Branch != "" && strings.HasPrefix(a.Branch, s.opts.BranchPrefix) {
-			branch = a.Branch
-		}
-	}
-	out := Outcome{Status: StatusNoPR, Converged: ConvergedNone, Branch: branch}
-	fail := func(err error) (Outcome, error) {
-		retry, at := retryInfo(err)
-		out.Status, out.Message, out.Retryable, out.RetryAt = StatusFailed, "Could not update the pull request for this re-fire: "+messageFor(err), retry, at
-		log.Warn("refire failed", "err", s.errText(err))
-		return s.finish(out), err
-	}
-	pr, err := rc.findOpenPR(ctx, branch)
-	if err != nil {
-		return fail(err)
-	}
-	if pr == nil {
-		return out, nil
-	}
-	out.PRNumber, out.PRURL = pr.GetNumber(), pr.GetHTMLURL()
-	at := req.At
-	if at.IsZero() {
-		at = s.now()
-	}
-	pc := prContext{ThreadURL: req.ThreadURL, FireCount: req.FireCount, IssueKey: key}
-	comment := func(same bool, note string) (Outcome, error) {
-		body := refireComment(pc, at, req.Reinvestigated, same, note, s.red)
-		if err := s.scanText("comment", body); err != nil {
-			return fail(err)
-		}
-		if _, err := rc.comment(ctx, pr.GetNumber(), body); err != nil {
-			return fail(err)
-		}
-		out.Status, out.Converged = StatusConverged, ConvergedCommented
-		return out, nil
-	}
-	if !req.Reinvestigated {
-		o, err := comment(false, "")
-		o.Message = fmt.Sprintf("Fired again; no new investigation ran for this fire, so there is no new evidence and pull request #%d is unchanged: %s", pr.GetNumber(), pr.GetHTMLURL())
-		return s.finish(o), err
-	}
-	res := *req.Result
-	res.Repo = repoName
-	prop, err := s.ProposeWith(ctx, &res, req.Credentials)
-	if err != nil {
-		return fail(err)
-	}
-	if !prop.Eligible() {
-		o, err := comment(false, "The new investigation does not propose a repository change: "+prop.Ineligible)
-		o.Message = fmt.Sprintf("Fired again; pull request #%d is still open. The new investigation proposes no change (%s).", pr.GetNumber(), prop.Ineligible)
-		return s.finish(o), err
-	}
-	head := pr.GetHead().GetSHA()
-	same, err := rc.hasFiles(ctx, head, prop.Files)
-	if err != nil {
-		return fail(err)
-	}
-	if same {
-		o, err := comment(true, "")
-		o.Message = fmt.Sprintf("Fired again; pull request #%d still applies (commented, no new commit): %s", pr.GetNumber(), pr.GetHTMLURL())
-		return s.finish(o), err
-	}
-	// The fix differs. Only push onto a branch whose commits are all ours.
-	msgs, err := rc.prCommitMessages(ctx, pr.GetNumber())
-	if err != nil {
-		return fail(err)
-	}
-	trailer := trailerIssueKey + oneLine(s.red.String(key))
-	for _, m := range msgs {
-		if !strings.Contains(m, trailer) {
-			note := "The new investigation proposes a different change, but this branch has commits that AutoHeal did not make, so it is not pushed. Suggested change:\n\n```diff\n" +
-				strings.ReplaceAll(prop.Diff, "```", "`\u200b``") + "```"
-			o, err := comment(false, note)
-			o.Message = fmt.Sprintf("Fired again with a different fix; pull request #%d has commits by others, so the new change was suggested in a comment instead of pushed: %s", pr.GetNumber(), pr.GetHTMLURL())
-			return s.finish(o), err
-		}
-	}
-	subject := "autoheal: update fix"
-	if req.FireCount > 0 {
-		subject = fmt.Sprintf("autoheal: update fix after fire #%d", req.FireCount)
-	}
-	detail := fmt.Sprintf("The incident fired again at %s and the new investigation proposes a different change.", at.UTC().Format("2006-01-02 15:04 UTC"))
-	if req.ThreadURL != "" {
-		detail += "\n\nSlack thread: " + req.ThreadURL
-	}
-	msg := commitMessage(subject, detail, pc, s.red)
-	if err := s.scanText("commit message", msg); err != nil {
-		return fail(err)
-	}
-	if err := s.scanFiles(prop.Files, nil); err != nil {
-		return fail(err)
-	}
-	sha, committed, err := s.ensureContent(ctx, rc, branch, head, prop.Files, msg)
-	if err != nil {
-		return fail(err)
-	}
-	out.CommitSHA = sha
-	out.Status = StatusConverged
-	if !committed {
-		out.Message = fmt.Sprintf("Fired again; pull request #%d already has the new fix: %s", pr.GetNumber(), pr.GetHTMLURL())
-		return s.finish(out), nil
-	}
-	out.Converged = ConvergedCommitted
-	out.Message = fmt.Sprintf("Fired again with a different fix; one commit (%s) was added to pull request #%d: %s", shortSHA(sha), pr.GetNumber(), pr.GetHTMLURL())
-	log.Info("refire committed", "pr", pr.GetNumber(), "commit", sha)
-	return s.finish(out), nil
 }
 
 func shortSHA(s string) string {

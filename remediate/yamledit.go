@@ -21,8 +21,9 @@ var (
 	ErrValueNotFound = errors.New("value not found")
 	// ErrValueMismatch: the located value is not the edit's old value.
 	ErrValueMismatch = errors.New("value differs from the expected old value")
-	// ErrAlreadyApplied: the located value already is the new value.
-	ErrAlreadyApplied = errors.New("the file already has the new value")
+	// ErrAlreadyApplied: the located value already is the new value (or,
+	// re-applying a code patch, the file already has its new lines).
+	ErrAlreadyApplied = errors.New("the file already has the change")
 	// ErrUnsupportedEdit: the value cannot be edited surgically (alias,
 	// multi-line or block scalar, ambiguous location).
 	ErrUnsupportedEdit = errors.New("value cannot be edited surgically")

@@ -199,6 +199,24 @@ func TestButtonsFollowApproval(t *testing.T) {
 			wantText: []string{":x: Rejected by <@U0ONCALL>: wrong &lt;file&gt; &amp; wrong line"},
 		},
 		{
+			name:     "a different fix for an open pull request offers its update",
+			approval: ApprovalView{Eligible: true, UpdatePR: 7},
+			wantIDs:  append([]string{ActionApprove, ActionReject, ActionViewPatch}, thread...),
+			wantText: []string{"This fix differs from the one in pull request #7", "*Update pull request #7* to add it there as one commit"},
+		},
+		{
+			name:     "a regression after a merged pull request offers a new one",
+			approval: ApprovalView{Eligible: true, Previous: 5, PreviousState: "merged"},
+			wantIDs:  append([]string{ActionApprove, ActionReject, ActionViewPatch}, thread...),
+			wantText: []string{"Pull request #5 was merged and the incident came back", "*Approve* to open a new pull request"},
+		},
+		{
+			name:     "approved update",
+			approval: ApprovalView{Eligible: true, State: ApprovalApproved, By: "U0ONCALL", UpdatePR: 42, Updated: true, PRURL: "https://github.com/acme/astronomy-shop/pull/42"},
+			wantIDs:  thread,
+			wantText: []string{":white_check_mark: Approved by <@U0ONCALL> — pull request updated: <https://github.com/acme/astronomy-shop/pull/42|acme/astronomy-shop#42>"},
+		},
+		{
 			name:     "failed PR offers a retry",
 			approval: ApprovalView{Eligible: true, State: ApprovalFailed, By: "jane", Error: "403 forbidden: token lacks pull_requests:write"},
 			wantIDs:  append([]string{ActionApprove}, thread...),
@@ -988,4 +1006,40 @@ func TestAlternativesAndRunbooksAreShown(t *testing.T) {
 	msgs, err = Result(r, ResultOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, blockTexts(msgs.Main), "as well supported as the root cause above")
+}
+
+// The Approve button of a fix for an open pull request says what it does,
+// and its confirmation dialog names the pull request.
+func TestUpdateButtonAndConfirmation(t *testing.T) {
+	button := func(a ApprovalView) *slack.ButtonBlockElement {
+		t.Helper()
+		res, err := Result(codeBugResult(), ResultOptions{Action: action, Approval: a})
+		require.NoError(t, err)
+		mustValid(t, res)
+		for _, b := range res.Main.Blocks {
+			if ab, ok := b.(*slack.ActionBlock); ok {
+				for _, e := range ab.Elements.ElementSet {
+					if btn, ok := e.(*slack.ButtonBlockElement); ok && btn.ActionID == ActionApprove {
+						return btn
+					}
+				}
+			}
+		}
+		t.Fatal("no Approve button")
+		return nil
+	}
+	b := button(ApprovalView{Eligible: true})
+	assert.Equal(t, "Approve", b.Text.Text)
+	assert.Equal(t, "Open a pull request?", b.Confirm.Title.Text)
+	assert.Equal(t, "Open PR", b.Confirm.Confirm.Text)
+
+	b = button(ApprovalView{Eligible: true, UpdatePR: 12})
+	assert.Equal(t, "Update pull request #12", b.Text.Text)
+	assert.Equal(t, "Update pull request #12?", b.Confirm.Title.Text)
+	assert.Contains(t, b.Confirm.Text.Text, "push one commit with this change to the branch of pull request #12")
+	assert.Equal(t, "Update PR", b.Confirm.Confirm.Text)
+
+	b = button(ApprovalView{Eligible: true, UpdatePR: 12, State: ApprovalFailed, By: "U0ONCALL", Error: "rate limited"})
+	assert.Equal(t, "Retry update of #12", b.Text.Text)
+	assert.Equal(t, "Update pull request #12?", b.Confirm.Title.Text)
 }

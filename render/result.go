@@ -37,6 +37,17 @@ type ApprovalView struct {
 	PRURL        string
 	RejectReason string
 	Error        string // why opening the PR failed (already redacted)
+	// UpdatePR is the incident's open pull request when this fix differs
+	// from it: the button is "Update pull request #N", and approving adds
+	// the change to that pull request instead of opening one. Updated says
+	// the approval did that.
+	UpdatePR int
+	Updated  bool
+	// Previous is the incident's merged or closed pull request that the
+	// new one will follow (a regression); PreviousState is "merged" or
+	// "closed".
+	Previous      int
+	PreviousState string
 }
 
 // ResultOptions tunes the result message.
@@ -591,10 +602,17 @@ func approvalText(a ApprovalView) string {
 	switch a.State {
 	case ApprovalOpening:
 		s = ":hourglass_flowing_sand: Approved by " + by + " — opening a pull request…"
+		if a.UpdatePR > 0 {
+			s = fmt.Sprintf(":hourglass_flowing_sand: Approved by %s — updating pull request #%d…", by, a.UpdatePR)
+		}
 	case ApprovalApproved:
 		s = ":white_check_mark: Approved by " + by
 		if u := safeURL(a.PRURL); u != "" {
-			s += " — pull request: " + link(u, shortPR(u), 80)
+			what := " — pull request: "
+			if a.Updated {
+				what = " — pull request updated: "
+			}
+			s += what + link(u, shortPR(u), 80)
 		}
 	case ApprovalRejected:
 		s = ":x: Rejected by " + by
@@ -607,13 +625,27 @@ func approvalText(a ApprovalView) string {
 			s += ": " + why
 		}
 	default:
-		if a.Eligible {
+		switch {
+		case a.Eligible && a.UpdatePR > 0:
+			s = fmt.Sprintf(":raised_hand: This fix differs from the one in pull request #%d. Review it, then *Update pull request #%d* to add it there as one commit. Nothing is pushed without approval.", a.UpdatePR, a.UpdatePR)
+		case a.Eligible && a.Previous > 0:
+			s = fmt.Sprintf(":raised_hand: Pull request #%d was %s and the incident came back. Review the fix, then *Approve* to open a new pull request. Nothing is pushed without approval.", a.Previous, previousState(a.PreviousState))
+		case a.Eligible:
 			s = ":raised_hand: Review the fix, then *Approve* to open a pull request. Nothing is pushed without approval."
-		} else if n := escLine(a.Note, 300); n != "" {
-			s = ":no_entry_sign: " + n
+		default:
+			if n := escLine(a.Note, 300); n != "" {
+				s = ":no_entry_sign: " + n
+			}
 		}
 	}
 	return truncateMrkdwn(s, approvalMax)
+}
+
+func previousState(st string) string {
+	if st == "merged" {
+		return "merged"
+	}
+	return "closed without merging"
 }
 
 // shortPR turns https://github.com/acme/shop/pull/42 into acme/shop#42.
@@ -631,15 +663,23 @@ func resultButtons(r *investigate.HealResult, o ResultOptions, value string) []s
 	hasChange := r.Fix.Patch != nil || r.Fix.ManifestEdit != nil
 	switch {
 	case a.State == ApprovalPending && a.Eligible:
-		approve := button(ActionApprove, "Approve", value).WithStyle(slack.StylePrimary)
-		approve.Confirm = approveConfirm(r)
+		label := "Approve"
+		if a.UpdatePR > 0 {
+			label = fmt.Sprintf("Update pull request #%d", a.UpdatePR)
+		}
+		approve := button(ActionApprove, label, value).WithStyle(slack.StylePrimary)
+		approve.Confirm = approveConfirm(r, a.UpdatePR)
 		els = append(els, approve, button(ActionReject, "Reject", value).WithStyle(slack.StyleDanger))
 		if hasChange {
 			els = append(els, button(ActionViewPatch, "View patch", value))
 		}
 	case a.State == ApprovalFailed && a.Eligible:
-		retry := button(ActionApprove, "Retry pull request", value).WithStyle(slack.StylePrimary)
-		retry.Confirm = approveConfirm(r)
+		label := "Retry pull request"
+		if a.UpdatePR > 0 {
+			label = fmt.Sprintf("Retry update of #%d", a.UpdatePR)
+		}
+		retry := button(ActionApprove, label, value).WithStyle(slack.StylePrimary)
+		retry.Confirm = approveConfirm(r, a.UpdatePR)
 		els = append(els, retry)
 	}
 	if o.CreateIssue && a.State == ApprovalPending {
@@ -649,16 +689,23 @@ func resultButtons(r *investigate.HealResult, o ResultOptions, value string) []s
 	return els
 }
 
-func approveConfirm(r *investigate.HealResult) *slack.ConfirmationBlockObject {
+// approveConfirm is the confirmation dialog of Approve: opening a pull
+// request, or (updatePR > 0) pushing to an open one.
+func approveConfirm(r *investigate.HealResult, updatePR int) *slack.ConfirmationBlockObject {
 	target := "the repository"
 	if repoRE.MatchString(r.Repo) {
 		target = r.Repo
 	}
-	text := "AutoHeal will push a branch to " + target + " and open a pull request. Nothing is merged without review."
+	title, text, confirm := "Open a pull request?", "AutoHeal will push a branch to "+target+" and open a pull request. Nothing is merged without review.", "Open PR"
+	if updatePR > 0 {
+		title = fmt.Sprintf("Update pull request #%d?", updatePR)
+		text = fmt.Sprintf("AutoHeal will push one commit with this change to the branch of pull request #%d in %s and rewrite its title and description for the new root cause. Nothing is merged without review.", updatePR, target)
+		confirm = "Update PR"
+	}
 	return slack.NewConfirmationBlockObject(
-		plainText("Open a pull request?"),
+		plainText(title),
 		plainText(truncate(text, MaxConfirmText)),
-		plainText("Open PR"),
+		plainText(confirm),
 		plainText("Cancel"),
 	)
 }

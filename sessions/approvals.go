@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -39,11 +38,20 @@ var (
 	ErrLeaseLost = errors.New("sessions: approval lease is no longer held")
 )
 
-// Approval is the record behind an Approve/Reject button pair.
+// Approval is the record of an issue key's fix: the latest decision on a
+// proposal (who approved or rejected which proposal, where) and the pull
+// request the key has.
 type Approval struct {
-	Key       string
-	State     ApprovalState
-	By        string // who approved or rejected
+	Key   string
+	State ApprovalState
+	By    string // who approved or rejected
+	// Proposal names the proposed change the state is about (the job id of
+	// the investigation that proposed it); empty in records written before
+	// proposals were recorded.
+	Proposal string
+	// Channel and ThreadTS are where the decision was made.
+	Channel   string
+	ThreadTS  string
 	Reason    string // rejection reason
 	Branch    string
 	PRNumber  int
@@ -56,19 +64,34 @@ type Approval struct {
 	Lease string
 }
 
-// AuditEntry is one line of an approval's audit log.
-type AuditEntry struct {
-	At    time.Time `json:"at"`
-	Entry string    `json:"entry"`
+// Actor is who acts on an approval, on which proposal, and where; the
+// audit log records it with every decision. Proposal may be empty (a
+// caller that does not name proposals): such a click never re-decides an
+// approved or rejected key.
+type Actor struct {
+	User     string
+	Proposal string
+	Channel  string
+	ThreadTS string
+}
+
+// Completion is what a finished approval produced: the pull request (or,
+// for "Create issue" records, the issue) and how it is audited.
+type Completion struct {
+	PRNumber int
+	PRURL    string
+	// Action is AuditApproved (a pull request opened or linked),
+	// AuditUpdated (an open pull request got the approved change) or
+	// AuditIssueCreated; default AuditApproved.
+	Action AuditAction
 }
 
 const (
-	maxAuditEntries = 200
-	maxAuditLen     = 500
-	maxErrorLen     = 2000
+	maxAuditLen = 500
+	maxErrorLen = 2000
 )
 
-func (s *Store) approvalKeys(key string) (record, audit string) {
+func (s *Store) approvalKeys(key string) (record, legacyAudit string) {
 	tag := "{" + keyPart(key) + "}"
 	return s.key("approval", tag), s.key("approval", tag, "audit")
 }
@@ -78,6 +101,9 @@ func parseApproval(key string, m map[string]string) Approval {
 		Key:       key,
 		State:     ApprovalState(m["state"]),
 		By:        m["by"],
+		Proposal:  m["proposal"],
+		Channel:   m["channel"],
+		ThreadTS:  m["thread_ts"],
 		Reason:    m["reason"],
 		Branch:    m["branch"],
 		PRNumber:  atoi(m["pr_number"]),
@@ -92,86 +118,89 @@ func parseApproval(key string, m map[string]string) Approval {
 	return a
 }
 
-func auditJSON(at time.Time, entry string) string {
-	b, _ := json.Marshal(AuditEntry{At: at.UTC(), Entry: truncate(entry, maxAuditLen)})
-	return string(b)
-}
-
-// Common Lua prologue: ARGV[1] now ms, ARGV[2] ttl ms, ARGV[3] audit json,
-// ARGV[4] audit max. audit() appends to the bounded log.
+// Common Lua prologue: ARGV[1] now ms, ARGV[2] ttl ms. decided() says
+// whether the key's latest decision (approved or rejected) may be taken
+// again for the proposal ARGV[p]: only for a named proposal other than the
+// one decided.
 const approvalLuaPrologue = `
 local now = tonumber(ARGV[1])
-local function audit()
-  redis.call('RPUSH', KEYS[2], ARGV[3])
-  redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-end
 local function touch()
   redis.call('HSET', KEYS[1], 'updated_at', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 local state = redis.call('HGET', KEYS[1], 'state') or 'pending'
+local function newProposal(p)
+  return p ~= '' and p ~= (redis.call('HGET', KEYS[1], 'proposal') or '')
+end
+local function actor(user, proposal, channel, thread)
+  redis.call('HSET', KEYS[1], 'by', user, 'channel', channel, 'thread_ts', thread)
+  if proposal ~= '' then redis.call('HSET', KEYS[1], 'proposal', proposal) end
+end
 `
 
-// beginScript: ARGV[5] user, ARGV[6] lease token, ARGV[7] lease ms.
-// Returns {started, HGETALL}.
+// beginScript: ARGV[3] user, ARGV[4] proposal, ARGV[5] channel, ARGV[6]
+// thread, ARGV[7] lease token, ARGV[8] lease ms. Returns {started, HGETALL}.
 var beginApprovalScript = redis.NewScript(approvalLuaPrologue + `
 local ok = state == 'pending' or state == 'failed'
 if state == 'approving' then
   local untilMs = tonumber(redis.call('HGET', KEYS[1], 'lease_until') or '0') or 0
   ok = untilMs <= now
+elseif state == 'approved' or state == 'rejected' then
+  ok = newProposal(ARGV[4])
+  if ok then redis.call('HDEL', KEYS[1], 'step', 'reason', 'error') end
 end
 if not ok then return {0, redis.call('HGETALL', KEYS[1])} end
-redis.call('HSET', KEYS[1], 'state', 'approving', 'by', ARGV[5], 'lease', ARGV[6],
-  'lease_until', string.format('%d', now + tonumber(ARGV[7])))
+actor(ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+redis.call('HSET', KEYS[1], 'state', 'approving', 'lease', ARGV[7],
+  'lease_until', string.format('%d', now + tonumber(ARGV[8])))
 touch()
-audit()
 return {1, redis.call('HGETALL', KEYS[1])}
 `)
 
 // leasedScript runs an update only for the current lease holder.
-// ARGV[5] lease token, ARGV[6] lease ms, ARGV[7] op, ARGV[8..] fields.
+// ARGV[3] lease token, ARGV[4] lease ms, ARGV[5] op, ARGV[6..] fields.
 // Returns {status, HGETALL}: 1 done, 0 lease lost.
 var leasedApprovalScript = redis.NewScript(approvalLuaPrologue + `
-if state ~= 'approving' or redis.call('HGET', KEYS[1], 'lease') ~= ARGV[5] then
+if state ~= 'approving' or redis.call('HGET', KEYS[1], 'lease') ~= ARGV[3] then
   return {0, redis.call('HGETALL', KEYS[1])}
 end
-local op = ARGV[7]
+local op = ARGV[5]
 if op == 'step' then
-  redis.call('HSET', KEYS[1], 'step', ARGV[8], 'lease_until', string.format('%d', now + tonumber(ARGV[6])))
-  if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'branch', ARGV[9]) end
-  if ARGV[10] ~= '0' then redis.call('HSET', KEYS[1], 'pr_number', ARGV[10]) end
-  if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], 'pr_url', ARGV[11]) end
+  redis.call('HSET', KEYS[1], 'step', ARGV[6], 'lease_until', string.format('%d', now + tonumber(ARGV[4])))
+  if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'branch', ARGV[7]) end
+  if ARGV[8] ~= '0' then redis.call('HSET', KEYS[1], 'pr_number', ARGV[8]) end
+  if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'pr_url', ARGV[9]) end
 elseif op == 'complete' then
-  redis.call('HSET', KEYS[1], 'state', 'approved', 'step', 'pr', 'pr_number', ARGV[8], 'pr_url', ARGV[9])
+  redis.call('HSET', KEYS[1], 'state', 'approved', 'step', 'pr', 'pr_number', ARGV[6], 'pr_url', ARGV[7])
   redis.call('HDEL', KEYS[1], 'lease', 'lease_until', 'error')
 elseif op == 'fail' then
-  redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[8])
+  redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[6])
   redis.call('HDEL', KEYS[1], 'lease', 'lease_until')
 end
 touch()
-audit()
 return {1, redis.call('HGETALL', KEYS[1])}
 `)
 
-// rejectScript: ARGV[5] user, ARGV[6] reason. Returns {ok, HGETALL}.
+// rejectScript: ARGV[3] user, ARGV[4] proposal, ARGV[5] channel, ARGV[6]
+// thread, ARGV[7] reason. Returns {ok, HGETALL}.
 var rejectApprovalScript = redis.NewScript(approvalLuaPrologue + `
-if state ~= 'pending' and state ~= 'failed' then return {0, redis.call('HGETALL', KEYS[1])} end
-redis.call('HSET', KEYS[1], 'state', 'rejected', 'by', ARGV[5], 'reason', ARGV[6])
-redis.call('HDEL', KEYS[1], 'lease', 'lease_until')
+local ok = state == 'pending' or state == 'failed'
+if state == 'approved' or state == 'rejected' then ok = newProposal(ARGV[4]) end
+if not ok then return {0, redis.call('HGETALL', KEYS[1])} end
+actor(ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+redis.call('HSET', KEYS[1], 'state', 'rejected', 'reason', ARGV[7])
+redis.call('HDEL', KEYS[1], 'lease', 'lease_until', 'step', 'error')
 touch()
-audit()
 return {1, redis.call('HGETALL', KEYS[1])}
 `)
 
-func (s *Store) runApproval(ctx context.Context, op string, script *redis.Script, key, entry string, args ...any) (bool, Approval, error) {
+func (s *Store) runApproval(ctx context.Context, op string, script *redis.Script, key string, args ...any) (bool, Approval, error) {
 	if err := checkID("approval key", key, 512); err != nil {
 		return false, Approval{}, err
 	}
-	rec, audit := s.approvalKeys(key)
-	now := time.Now()
-	all := append([]any{ms(now), s.opts.ApprovalTTL.Milliseconds(), auditJSON(now, entry), maxAuditEntries}, args...)
-	res, err := script.Run(ctx, s.rdb, []string{rec, audit}, all...).Slice()
+	rec, _ := s.approvalKeys(key)
+	all := append([]any{ms(time.Now()), s.opts.ApprovalTTL.Milliseconds()}, args...)
+	res, err := script.Run(ctx, s.rdb, []string{rec}, all...).Slice()
 	if err != nil {
 		return false, Approval{}, fmt.Errorf("sessions: %s approval %q: %w", op, key, err)
 	}
@@ -186,21 +215,24 @@ func (s *Store) runApproval(ctx context.Context, op string, script *redis.Script
 }
 
 // BeginApproval moves an approval from pending or failed (or from an
-// approving state whose lease expired) to approving, for user. started is
-// false when another click or replica is already approving, or the fix is
-// already approved or rejected: double clicks and two replicas yield one
-// pull request. A missing record counts as pending. When started, the
-// returned Approval carries the Lease and the Step to resume after.
-func (s *Store) BeginApproval(ctx context.Context, key, user string) (Approval, bool, error) {
-	if err := checkID("user", user, 128); err != nil {
+// approving state whose lease expired) to approving, for by.User. A key
+// whose fix was approved or rejected starts again only for another named
+// proposal (a re-investigation's fix, the update of an open pull request,
+// a regression's new fix): the same proposal clicked twice, on one replica
+// or two, yields one pull request. started is false when another click or
+// replica is approving, or this proposal is decided already. A missing
+// record counts as pending. When started, the returned Approval carries
+// the Lease, the Branch and PR of the key, and the Step to resume after.
+func (s *Store) BeginApproval(ctx context.Context, key string, by Actor) (Approval, bool, error) {
+	if err := by.validate(); err != nil {
 		return Approval{}, false, err
 	}
 	lease, err := randomToken()
 	if err != nil {
 		return Approval{}, false, err
 	}
-	ok, a, err := s.runApproval(ctx, "begin", beginApprovalScript, key, "approve clicked by "+user,
-		user, lease, s.opts.ApprovalLease.Milliseconds())
+	ok, a, err := s.runApproval(ctx, "begin", beginApprovalScript, key,
+		by.User, by.Proposal, by.Channel, by.ThreadTS, lease, s.opts.ApprovalLease.Milliseconds())
 	if err != nil {
 		return Approval{}, false, err
 	}
@@ -208,6 +240,21 @@ func (s *Store) BeginApproval(ctx context.Context, key, user string) (Approval, 
 		a.Lease = lease
 	}
 	return a, ok, nil
+}
+
+func (by Actor) validate() error {
+	if err := checkID("user", by.User, 128); err != nil {
+		return err
+	}
+	for _, f := range []struct{ what, v string }{{"proposal", by.Proposal}, {"channel", by.Channel}, {"thread", by.ThreadTS}} {
+		if f.v == "" {
+			continue
+		}
+		if err := checkID(f.what, f.v, 200); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // StepUpdate carries what a completed GitHub step produced; empty fields
@@ -228,35 +275,53 @@ func (s *Store) RecordStep(ctx context.Context, key, lease string, step Step, up
 	if upd.PRNumber < 0 {
 		return Approval{}, invalid("negative PR number")
 	}
-	return s.leased(ctx, "record step", key, lease, "step "+string(step)+" done", "step",
+	return s.leased(ctx, "record step", key, lease, "step",
 		string(step), truncate(upd.Branch, 255), upd.PRNumber, truncate(upd.PRURL, 500))
 }
 
-// CompleteApproval marks the fix approved with its pull request.
-func (s *Store) CompleteApproval(ctx context.Context, key, lease string, prNumber int, prURL string) (Approval, error) {
-	if prNumber <= 0 {
-		return Approval{}, invalid("PR number must be positive, got %d", prNumber)
+// CompleteApproval marks the fix approved with its pull request, and
+// audits it (done.Action) with who approved which proposal where.
+func (s *Store) CompleteApproval(ctx context.Context, key, lease string, done Completion) (Approval, error) {
+	if done.PRNumber <= 0 {
+		return Approval{}, invalid("PR number must be positive, got %d", done.PRNumber)
 	}
-	return s.leased(ctx, "complete", key, lease, fmt.Sprintf("approved: PR #%d", prNumber), "complete",
-		prNumber, truncate(prURL, 500))
+	switch done.Action {
+	case "":
+		done.Action = AuditApproved
+	case AuditApproved, AuditUpdated, AuditIssueCreated:
+	default:
+		return Approval{}, invalid("completion action %q", done.Action)
+	}
+	a, err := s.leased(ctx, "complete", key, lease, "complete", done.PRNumber, truncate(done.PRURL, 500))
+	if err != nil {
+		return a, err
+	}
+	s.auditDecision(ctx, a, done.Action, "")
+	return a, nil
 }
 
 // FailApproval returns the approval to a retryable state (failed), keeping
-// the error, the branch and the last step for the next attempt. The error
-// text is stored and shown: it must not contain secrets.
+// the error, the branch and the last step for the next attempt, and
+// audits the failure. The error text is stored and shown: it must not
+// contain secrets.
 func (s *Store) FailApproval(ctx context.Context, key, lease, errMsg string) (Approval, error) {
 	if errMsg == "" {
 		errMsg = "unknown error"
 	}
-	return s.leased(ctx, "fail", key, lease, "failed: "+errMsg, "fail", truncate(errMsg, maxErrorLen))
+	a, err := s.leased(ctx, "fail", key, lease, "fail", truncate(errMsg, maxErrorLen))
+	if err != nil {
+		return a, err
+	}
+	s.auditDecision(ctx, a, AuditFailed, a.Error)
+	return a, nil
 }
 
-func (s *Store) leased(ctx context.Context, op, key, lease, entry string, args ...any) (Approval, error) {
+func (s *Store) leased(ctx context.Context, op, key, lease string, args ...any) (Approval, error) {
 	if lease == "" {
 		return Approval{}, fmt.Errorf("%s approval %q: empty lease: %w", op, key, ErrLeaseLost)
 	}
 	all := append([]any{lease, s.opts.ApprovalLease.Milliseconds()}, args...)
-	ok, a, err := s.runApproval(ctx, op, leasedApprovalScript, key, entry, all...)
+	ok, a, err := s.runApproval(ctx, op, leasedApprovalScript, key, all...)
 	if err != nil {
 		return Approval{}, err
 	}
@@ -266,25 +331,38 @@ func (s *Store) leased(ctx context.Context, op, key, lease, entry string, args .
 	return a, nil
 }
 
-// Reject rejects a pending or failed approval. From any other state it
-// returns the current approval and ErrInvalidTransition.
-func (s *Store) Reject(ctx context.Context, key, user, reason string) (Approval, error) {
-	if err := checkID("user", user, 128); err != nil {
+// Reject rejects a pending or failed approval, or a new proposal of a key
+// whose earlier proposal was approved or rejected (the pull request, if
+// any, stays recorded), and audits it. Otherwise (opening in progress, the
+// same proposal decided) it returns the current approval and
+// ErrInvalidTransition.
+func (s *Store) Reject(ctx context.Context, key string, by Actor, reason string) (Approval, error) {
+	if err := by.validate(); err != nil {
 		return Approval{}, err
 	}
 	reason = truncate(reason, maxAuditLen)
-	entry := "rejected by " + user
-	if reason != "" {
-		entry += ": " + reason
-	}
-	ok, a, err := s.runApproval(ctx, "reject", rejectApprovalScript, key, entry, user, reason)
+	ok, a, err := s.runApproval(ctx, "reject", rejectApprovalScript, key, by.User, by.Proposal, by.Channel, by.ThreadTS, reason)
 	if err != nil {
 		return Approval{}, err
 	}
 	if !ok {
 		return a, fmt.Errorf("reject approval %q in state %s: %w", key, a.State, ErrInvalidTransition)
 	}
+	s.auditDecision(ctx, a, AuditRejected, reason)
 	return a, nil
+}
+
+// auditDecision records a decision taken on a: an audit failure is
+// logged, never undoes the decision.
+func (s *Store) auditDecision(ctx context.Context, a Approval, action AuditAction, detail string) {
+	rec := AuditRecord{Action: action, IssueKey: a.Key, User: a.By, Proposal: a.Proposal, Channel: a.Channel,
+		ThreadTS: a.ThreadTS, PRNumber: a.PRNumber, PRURL: a.PRURL, Detail: detail}
+	if action == AuditRejected || action == AuditFailed {
+		rec.PRNumber, rec.PRURL = 0, ""
+	}
+	if err := s.RecordAudit(context.WithoutCancel(ctx), rec); err != nil {
+		s.log.Warn("approval decision not audited", "issue_key", a.Key, "action", action, "err", err)
+	}
 }
 
 // GetApproval returns an approval, or ErrNotFound.
@@ -301,47 +379,4 @@ func (s *Store) GetApproval(ctx context.Context, key string) (Approval, error) {
 		return Approval{}, fmt.Errorf("approval %q: %w", key, ErrNotFound)
 	}
 	return parseApproval(key, m), nil
-}
-
-// Audit appends an entry (an unauthorized click, for example) to an
-// approval's audit log, which keeps the latest 200 entries.
-func (s *Store) Audit(ctx context.Context, key, entry string) error {
-	if err := checkID("approval key", key, 512); err != nil {
-		return err
-	}
-	if entry == "" {
-		return invalid("empty audit entry")
-	}
-	_, audit := s.approvalKeys(key)
-	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.RPush(ctx, audit, auditJSON(time.Now(), entry))
-		p.LTrim(ctx, audit, -maxAuditEntries, -1)
-		p.PExpire(ctx, audit, s.opts.ApprovalTTL)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("sessions: audit approval %q: %w", key, err)
-	}
-	return nil
-}
-
-// AuditLog returns an approval's audit log, oldest first.
-func (s *Store) AuditLog(ctx context.Context, key string) ([]AuditEntry, error) {
-	if err := checkID("approval key", key, 512); err != nil {
-		return nil, err
-	}
-	_, audit := s.approvalKeys(key)
-	raw, err := s.rdb.LRange(ctx, audit, 0, -1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("sessions: audit log of approval %q: %w", key, err)
-	}
-	out := make([]AuditEntry, 0, len(raw))
-	for _, r := range raw {
-		var e AuditEntry
-		if err := json.Unmarshal([]byte(r), &e); err != nil {
-			continue // foreign entry; the log is advisory
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

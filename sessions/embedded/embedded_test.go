@@ -173,11 +173,16 @@ func TestStoreOnEmbeddedRedis(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, created)
 	assert.True(t, investigate)
-	a, ok, err := s.BeginApproval(ctx, "K1", "U1")
+	a, ok, err := s.BeginApproval(ctx, "K1", sessions.Actor{User: "U1", Proposal: "job-1", Channel: "C1", ThreadTS: "1.1"})
 	require.NoError(t, err)
 	require.True(t, ok)
-	_, err = s.CompleteApproval(ctx, "K1", a.Lease, 7, "https://example/pull/7")
+	_, err = s.CompleteApproval(ctx, "K1", a.Lease, sessions.Completion{PRNumber: 7, PRURL: "https://example/pull/7"})
 	require.NoError(t, err)
+	// The audit log (a stream) works on the embedded server too.
+	log, err := s.ReadAudit(ctx, sessions.AuditQuery{Channel: "C1", Since: time.Now().Add(-time.Hour)})
+	require.NoError(t, err)
+	require.Len(t, log, 1)
+	assert.Equal(t, sessions.AuditApproved, log[0].Action)
 }
 
 func TestOpen(t *testing.T) {
