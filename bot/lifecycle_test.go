@@ -87,7 +87,9 @@ func newLifecycleEnv(t *testing.T, scen string) *lifecycleEnv {
 }
 
 // alerts returns the alert env view of l, to send notifications.
-func (l *lifecycleEnv) alerts() *alertEnv { return &alertEnv{testEnv: l.testEnv, url: l.webhook, s: l.s} }
+func (l *lifecycleEnv) alerts() *alertEnv {
+	return &alertEnv{testEnv: l.testEnv, url: l.webhook, s: l.s}
+}
 
 // fire sends the scenario's alert (the n-th time: a later start, so that
 // it is not a duplicate) and returns the incident and the result of the

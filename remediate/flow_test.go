@@ -652,4 +652,3 @@ func TestPerRequestCredentials(t *testing.T) {
 	assert.Equal(t, StatusCreated, out.Status)
 	fmt.Fprint(&strings.Builder{}, out) // outcomes print without panicking
 }
-

@@ -207,18 +207,18 @@ type Status string
 
 // Statuses of an Outcome.
 const (
-	StatusCreated      Status = "created"      // the pull request (or issue) was opened now
-	StatusExisting     Status = "existing"     // it already existed (approved earlier, double click)
-	StatusUpdated      Status = "updated"      // the key's open pull request got the approved new change
-	StatusInProgress   Status = "in_progress"  // another click or replica is opening it right now
-	StatusUnauthorized Status = "unauthorized" // the user may not approve; audited
-	StatusRejected     Status = "rejected"     // the fix was rejected (now or earlier)
-	StatusIneligible   Status = "ineligible"   // no pull request can be offered; Message says why
-	StatusFailed       Status = "failed"       // GitHub or Redis failed; Message says what, a retry resumes
-	StatusConverged    Status = "converged"    // re-fire: commented on the open PR (the same fix, or nothing new)
+	StatusCreated       Status = "created"        // the pull request (or issue) was opened now
+	StatusExisting      Status = "existing"       // it already existed (approved earlier, double click)
+	StatusUpdated       Status = "updated"        // the key's open pull request got the approved new change
+	StatusInProgress    Status = "in_progress"    // another click or replica is opening it right now
+	StatusUnauthorized  Status = "unauthorized"   // the user may not approve; audited
+	StatusRejected      Status = "rejected"       // the fix was rejected (now or earlier)
+	StatusIneligible    Status = "ineligible"     // no pull request can be offered; Message says why
+	StatusFailed        Status = "failed"         // GitHub or Redis failed; Message says what, a retry resumes
+	StatusConverged     Status = "converged"      // re-fire: commented on the open PR (the same fix, or nothing new)
 	StatusUpdateOffered Status = "update_offered" // re-fire: a different fix for the open PR, pushed only when approved
-	StatusPRClosed     Status = "pr_closed"    // re-fire: the key's PR was merged or closed; approving opens a new one
-	StatusNoPR         Status = "no_pr"        // re-fire: no PR for the key; nothing done
+	StatusPRClosed      Status = "pr_closed"      // re-fire: the key's PR was merged or closed; approving opens a new one
+	StatusNoPR          Status = "no_pr"          // re-fire: no PR for the key; nothing done
 )
 
 // Convergence says what a re-fire or an approval did to an open pull
