@@ -142,7 +142,7 @@ func New(o Options) *Registry {
 	for _, reason := range Reasons {
 		r.alertsRejected.WithLabelValues(reason)
 	}
-	for _, a := range sessions.AuditActions {
+	for _, a := range sessions.DecisionActions {
 		r.approvals.WithLabelValues(string(a))
 	}
 	for _, s := range []string{"firing", "resolved"} {

@@ -37,10 +37,14 @@ const (
 	AuditRefused      AuditAction = "refused"       // a click by someone who is not an approver was refused
 	AuditFailed       AuditAction = "failed"        // an approved fix could not be pushed (retryable)
 	AuditIssueCreated AuditAction = "issue_created" // a report was filed as a GitHub issue
+	AuditMCPCall      AuditAction = "mcp_call"      // a tool call to AutoHeal's own MCP server (bot mcp)
 )
 
+// DecisionActions are the actions that decide on a proposed fix.
+var DecisionActions = []AuditAction{AuditApproved, AuditUpdated, AuditRejected, AuditRefused, AuditFailed, AuditIssueCreated}
+
 // AuditActions lists every action, in the order they are documented.
-var AuditActions = []AuditAction{AuditApproved, AuditUpdated, AuditRejected, AuditRefused, AuditFailed, AuditIssueCreated}
+var AuditActions = append(append([]AuditAction(nil), DecisionActions...), AuditMCPCall)
 
 // ParseAuditAction reads an action name.
 func ParseAuditAction(s string) (AuditAction, error) {

@@ -8,6 +8,7 @@
 //	bot sim --scenario DIR          serve a scenario's simulators and print their URLs
 //	bot history [flags]             list and search the incident memory
 //	bot mcp [--http ADDR]           AutoHeal as an MCP server (read-only tools)
+//	bot audit [flags]               print the audit log of approvals (Redis of serve)
 //	bot version                     print the version
 //
 // Logs go to stderr. `serve` logs JSON at info by default; the other
@@ -47,6 +48,7 @@ func commands() []command {
 		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
 		{"history", "list and search the incident memory: bot history [--service S] [--search WORDS]", runHistory},
 		{"mcp", "AutoHeal as an MCP server (stdio, or --http ADDR with AUTOHEAL_MCP_TOKEN)", runMCP},
+		{"audit", "print the audit log of approvals and rejections: bot audit [--key K] [--channel C] [--user U] [--action A] [--since T] [--json]", runAudit},
 		{"version", "print the version", runVersion},
 	}
 }

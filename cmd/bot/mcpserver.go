@@ -133,7 +133,8 @@ func mcpOptions(store *sessions.Store, deadline time.Duration, planner *llm.Plan
 	}
 	if store != nil {
 		o.Audit = func(ctx context.Context, entry string) {
-			if err := store.Audit(context.WithoutCancel(ctx), "mcp-server", entry); err != nil {
+			rec := sessions.AuditRecord{Action: sessions.AuditMCPCall, IssueKey: "mcp-server", Detail: entry}
+			if err := store.RecordAudit(context.WithoutCancel(ctx), rec); err != nil {
 				slog.Warn("mcp call not audited in Redis", "err", err)
 			}
 		}

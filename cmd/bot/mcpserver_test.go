@@ -22,6 +22,7 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/mcpserve"
 	"github.com/autoheal/autoheal/scenario"
+	"github.com/autoheal/autoheal/sessions"
 )
 
 // scenarioEnv points the environment's backend settings at a scenario's
@@ -172,7 +173,8 @@ func TestMCPServerInvestigatesLikeTheCLI(t *testing.T) {
 	require.NoError(t, err)
 	var lines []string
 	for _, a := range audit {
-		lines = append(lines, a.Entry)
+		assert.Equal(t, sessions.AuditMCPCall, a.Action)
+		lines = append(lines, a.Detail)
 	}
 	joined := strings.Join(lines, "\n")
 	assert.Contains(t, joined, "mcp investigate by stdio: ok")

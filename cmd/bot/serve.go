@@ -114,9 +114,9 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	e := serveEnv{
 		AppToken: get("SLACK_APP_TOKEN"), BotToken: get("SLACK_BOT_TOKEN"), SlackAPIURL: get("SLACK_API_URL"),
-		RedisURL: get("REDIS_URL"), RedisPrefix: get("AUTOHEAL_REDIS_PREFIX"), HTTPAddr: get("AUTOHEAL_HTTP_ADDR"),
-		Settings: map[string]string{},
+		HTTPAddr: get("AUTOHEAL_HTTP_ADDR"), Settings: map[string]string{},
 	}
+	e.RedisURL, e.RedisPrefix = redisEnv(getenv)
 	var errs []error
 	switch {
 	case e.AppToken == "":
@@ -134,12 +134,6 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 		errs = append(errs, errors.New("SLACK_API_URL must be an http(s) URL"))
 	} else if e.SlackAPIURL != "" && !strings.HasSuffix(e.SlackAPIURL, "/") {
 		e.SlackAPIURL += "/"
-	}
-	if e.RedisURL == "" {
-		e.RedisURL = "redis://127.0.0.1:6379/0"
-	}
-	if e.RedisPrefix == "" {
-		e.RedisPrefix = sessions.DefaultPrefix
 	}
 	if e.HTTPAddr == "" {
 		e.HTTPAddr = ":8080"
