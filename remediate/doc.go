@@ -30,30 +30,39 @@
 // # The pull-request flow
 //
 // Approve checks that the clicker is an approver (AUTOHEAL_APPROVERS: user
-// ids and user group ids; refusals are audited on the approval record),
-// takes the approval record in Redis (sessions.Store: one click or replica
-// at a time) and runs idempotent steps, each safe to repeat after a crash or
-// a failure:
+// ids and user group ids; refusals are audited), takes the approval record
+// in Redis for the clicked proposal (sessions.Store: one click or replica at
+// a time; a proposal is decided once, a later proposal of the same issue
+// key may be decided again) and runs idempotent steps, each safe to repeat
+// after a crash or a failure:
 //
-//  1. look up an open pull request whose head is the branch
-//     autoheal/<issue-key-slug> (it exists: make sure it carries the change
-//     and finish);
-//  2. re-validate the proposal against the base branch head (re-apply the
-//     change when the base moved, refuse clearly when it no longer applies);
-//  3. under a Redis lock per fix hash (the repository, and each file's path
+//  1. find the issue key's pull request (currentPR): the open one of the
+//     branch autoheal/<issue-key-slug>, or, when that one was merged or
+//     closed, of the branch that follows it (autoheal/<slug>-after-<N>);
+//  2. an open one is updated (updatePR): the change is applied to the files
+//     as they are at its head (reviewers' commits kept; a change to the lines
+//     AutoHeal's own earlier commit changed replaces that change only when
+//     every commit on the branch is AutoHeal's) and pushed as one
+//     fast-forward commit, and the title and body are rewritten for the new
+//     root cause; a pull request that already carries the proposal (its
+//     <!-- autoheal:proposal=... --> marker) is left as it is;
+//  3. otherwise the proposal is re-validated against the base branch head
+//     (re-applied when the base moved, refused clearly when it no longer
+//     applies or is already there);
+//  4. under a Redis lock per fix hash (the repository, and each file's path
 //     with the lines the change removes and adds), look for another issue
 //     key's open pull request carrying the same change (its body's
 //     <!-- autoheal:fix=... --> marker, and exactly the approved content at
 //     its head): when there is one, comment on it and link it instead of
 //     opening a duplicate (Outcome.SameFix);
-//  4. create one commit (blobs, a tree on the base tree, the commit) and only
+//  5. create one commit (blobs, a tree on the base tree, the commit) and only
 //     then the branch pointing at it; a branch that already exists is reused
 //     when its tree carries the change, fast-forwarded with one commit
 //     otherwise; "Reference already exists" means another attempt won;
-//  5. open the pull request (its body: diagnosis, evidence, confidence, the
-//     change, the regression test, the thread link and the hidden
-//     <!-- autoheal:issue-key=... --> and fix markers); "already exists"
-//     returns it.
+//  6. open the pull request (its body: diagnosis, evidence, confidence, the
+//     change, the regression test, the pull request it follows, the thread
+//     link and the hidden issue-key, proposal and fix markers); "already
+//     exists" returns it.
 //
 // Every text published (title, body, commit message, comments, branch name)
 // passes the redactor and a final scan that refuses to publish anything
@@ -61,16 +70,17 @@
 // or a token. A failure leaves the record failed with a human message
 // ("GitHub refused to create the branch: the token lacks contents:write
 // (403).", "GitHub rate limit reached ...; retry after 14:05 UTC.") and the
-// next click resumes.
+// next click resumes. Completions, failures and rejections are recorded in
+// the audit log by the store; Outcome.Audit says which.
 //
-// Refire converges the open pull request of a re-fired issue key. Without a
-// new investigation for the fire (Reinvestigated false, e.g. within the
-// cooldown) it only comments that the incident fired again and that
-// nothing new was investigated. With one: a comment
-// when the new proposal yields the content the PR already has, exactly one
-// incremental commit when the fix differs (a comment with the suggestion
-// instead when people pushed their own commits), nothing without an open
-// PR. It never opens a second pull request.
+// Standing and Refire never write code. Standing (before a result is shown)
+// says whether the key's open pull request already carries the result's
+// change, whether the change would update it, or whether the key's pull
+// request was merged or closed. Refire comments on the open pull request
+// when the incident fired again without a new investigation, or with one
+// that proposes the same change (or none); a different change is only
+// offered in the thread (StatusUpdateOffered), and a merged or closed pull
+// request gets nothing (StatusPRClosed). It never opens a pull request.
 //
 // # Using it from the bot
 //
@@ -81,8 +91,9 @@
 //		Groups:    slackGroups, // usergroups.users.list, cached
 //	})
 //	prop, err := svc.Propose(ctx, result)          // after the investigation; keep prop with the thread
-//	out, err := svc.Approve(ctx, remediate.ApproveRequest{IssueKey: key, User: userID, Result: result, Proposal: prop, ThreadURL: link})
-//	out, err := svc.Reject(ctx, key, userID, reason)
+//	st, err := svc.Standing(ctx, key, result, nil)      // before showing it: Approve, "Update pull request #N", or no button
+//	out, err := svc.Approve(ctx, remediate.ApproveRequest{IssueKey: key, User: userID, ProposalID: jobID, Result: result, Proposal: prop, ThreadURL: link})
+//	out, err := svc.Reject(ctx, remediate.RejectRequest{IssueKey: key, User: userID, ProposalID: jobID, Reason: reason})
 //	text := svc.ViewPatch(prop)
 //	out, err := svc.Refire(ctx, remediate.RefireRequest{IssueKey: key, Result: newResult, Reinvestigated: true, ThreadURL: link, FireCount: n})
 //	title, body := svc.IssueReport(result); out, err := svc.CreateIssue(ctx, remediate.IssueRequest{...})

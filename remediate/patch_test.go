@@ -264,3 +264,26 @@ func TestUnifiedDiffRoundTrip(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(UnifiedDiff("f", []byte(old), []byte(cases["two far changes"])), "\n@@"))
 	assert.Equal(t, 1, strings.Count(UnifiedDiff("f", []byte(old), []byte(cases["two close changes"])), "@@ -"))
 }
+
+// A patch whose new lines are already in the file is recognised (GNU
+// patch's "previously applied"), so re-applying it is not mistaken for a
+// conflict.
+func TestAlreadyApplied(t *testing.T) {
+	old := []byte("a\nb\nc\nd\n")
+	files, err := ParseUnifiedDiff("--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n d\n")
+	require.NoError(t, err)
+	hunks := files[0].Hunks
+	applied, err := ApplyHunks(old, hunks)
+	require.NoError(t, err)
+	assert.Equal(t, "a\nB\nc\nd\n", string(applied))
+	assert.False(t, AlreadyApplied(old, hunks))
+	assert.True(t, AlreadyApplied(applied, hunks))
+	back, err := ApplyHunks(applied, []Hunk{hunks[0].Reversed()})
+	require.NoError(t, err)
+	assert.Equal(t, string(old), string(back))
+	assert.False(t, AlreadyApplied([]byte("x\ny\n"), hunks), "neither side is there")
+
+	p := &Proposal{Kind: KindCodePatch, SourceDiff: "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n d\n"}
+	_, err = p.reapply("f", applied)
+	assert.ErrorIs(t, err, ErrAlreadyApplied)
+}

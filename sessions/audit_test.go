@@ -52,7 +52,7 @@ func TestAuditQueryFilters(t *testing.T) {
 		assert.ErrorIs(t, s.RecordAudit(ctx, bad), ErrInvalidArgument)
 	}
 	_, err = ParseAuditAction("approve")
-	assert.ErrorContains(t, err, "want one of approved, updated, rejected, refused, failed, issue_created")
+	assert.ErrorContains(t, err, "want one of approved, updated, rejected, refused, failed, issue_created, mcp_call")
 	_, err = s.ReadAudit(ctx, AuditQuery{Limit: -1})
 	assert.ErrorIs(t, err, ErrInvalidArgument)
 }

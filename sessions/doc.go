@@ -25,17 +25,21 @@
 // GetResult / ClaimResultPost / MarkResultPosted so a re-run job never
 // posts twice. Alerts: OpenOrFire decides who posts the thread root and who
 // investigates; SetRootTS / WaitRootTS / IncidentForThread connect the
-// thread. Approve clicks: BeginApproval (started=false means someone else
-// is on it), RecordStep, CompleteApproval or FailApproval with the lease,
-// Reject, Audit. A job that lacks a credential: Park it, and Unpark after
-// the user sets the setting.
+// thread. Approve clicks: BeginApproval with the Actor (user, proposal,
+// channel, thread; started=false means someone else is on it or the
+// proposal is decided), RecordStep, CompleteApproval or FailApproval with
+// the lease, Reject; decisions land in the audit log (RecordAudit for the
+// rest, ReadAudit to read it). A job that lacks a credential: Park it, and
+// Unpark after the user sets the setting.
 //
 // # Key layout
 //
 // All keys start with Options.Prefix ("autoheal"): session:<scope>,
 // seen:<id>, once:<key>, lock:<name>, result:{<job>}[:claim],
-// incident:<key>, incident-thread:<channel>:<ts>, approval:{<key>}[:audit],
-// parked:<channel>. Identifiers with unusual characters are hashed.
+// incident:<key>, incident-thread:<channel>:<ts>, approval:{<key>} (and
+// approval:{<key>}:audit, the per-approval log of older versions, read
+// until it expires), audit (the audit stream), parked:<channel>.
+// Identifiers with unusual characters are hashed.
 //
 // Redis Cluster: keys that a script touches together share a hash tag. The
 // queue's derived keys are the stream name plus a suffix (":dead",
