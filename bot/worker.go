@@ -119,15 +119,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 			log.Error("result not kept for later clicks", "err", err)
 		}
 	}
-	if err := b.postResult(ctx, job.ID, p, msgTS, doc, upd, log); err != nil {
-		return err
-	}
-	at := time.Now()
-	if rec, err := b.o.Store.GetResult(ctx, job.ID); err == nil {
-		at = rec.PostedAt
-	}
-	b.settleAlertRoot(ctx, p.Channel, p.ThreadTS, job.ID, at, render.OutcomeOf(doc.Result), log)
-	return nil
+	return b.postResult(ctx, job.ID, p, msgTS, doc, upd, log)
 }
 
 // completeIssue fills what the trigger did not say from the session.
@@ -335,6 +327,9 @@ func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, 
 		}
 	}
 	b.postAll(ctx, p.Channel, p.ThreadTS, followUpsWithinBudget(msgs.FollowUps), "result follow-up")
+	// The alert root shows the outcome before the result counts as posted:
+	// whoever waits for the result sees the whole thread settled.
+	b.settleAlertRoot(ctx, p.Channel, p.ThreadTS, jobID, time.Now(), render.OutcomeOf(doc.Result), log)
 	if err := b.o.Store.MarkResultPosted(context.WithoutCancel(ctx), jobID, p.Channel, resultTS); err != nil {
 		// The claim expires; a retry would update the same message again.
 		return fmt.Errorf("job %s: result posted but not recorded: %w", jobID, err)
