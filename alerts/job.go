@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/alertmanager/template"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/render"
 	"github.com/autoheal/autoheal/sessions"
 )
@@ -105,6 +106,7 @@ type group struct {
 // that a re-run of the job decides the same way.
 func (r *Routing) Plan(m *Message, now time.Time) (Plan, error) {
 	var p Plan
+	redactAlerts(m.Alerts) // masked before anything is cut, queued or shown
 	p.Cut = BoundAlerts(m.Alerts)
 	by := map[string]*group{}
 	var order []string
@@ -139,7 +141,7 @@ func (r *Routing) Plan(m *Message, now time.Time) (Plan, error) {
 	for _, key := range order {
 		g := by[key]
 		j := Job{Key: key, Route: g.decision.Route, Channel: g.decision.Channel, Cooldown: g.decision.Cooldown,
-			Session: g.decision.Session, GroupKey: truncate(m.GroupKey, 300), ReceivedAt: now.UTC()}
+			Session: g.decision.Session, GroupKey: truncate(redact.String(m.GroupKey), 300), ReceivedAt: now.UTC()}
 		alerts := g.firing
 		if len(alerts) > 0 {
 			j.Status, j.Investigate = StatusFiring, g.invest
@@ -160,6 +162,21 @@ func (r *Routing) Plan(m *Message, now time.Time) (Plan, error) {
 		p.Jobs = append(p.Jobs, sessions.Job{ID: jobID(key, j.Status, alerts), Kind: JobKind, Key: key, Payload: payload, EnqueuedAt: now.UTC()})
 	}
 	return p, nil
+}
+
+// redactAlerts masks credentials in the alerts' labels, annotations and
+// generator URLs: a runbook link with ?access_token=, a description quoting
+// a connection string.
+func redactAlerts(alerts []template.Alert) {
+	for i := range alerts {
+		a := &alerts[i]
+		for _, kv := range []template.KV{a.Labels, a.Annotations} {
+			for k, v := range kv {
+				kv[k] = redact.String(v)
+			}
+		}
+		a.GeneratorURL = redact.String(a.GeneratorURL)
+	}
 }
 
 // jobID identifies one notification of one incident: the same alerts

@@ -437,3 +437,24 @@ func TestWebhookRefusesOnlyTheIncidentThatCannotBeQueued(t *testing.T) {
 	assert.Equal(t, http.StatusRequestEntityTooLarge, r.StatusCode)
 	assert.Equal(t, ReasonTooLarge, out["reason"])
 }
+
+// Credentials in an alert (a runbook link's access token, a connection
+// string quoted in a description) are masked before the alert is cut,
+// queued, investigated or shown: every field of the job is clean, while
+// the words around them stay.
+func TestPlannedJobsHoldNoCredential(t *testing.T) {
+	const token, password = "RunbookAccessToken0123456789", "p4ssw0rdInDescription"
+	a := testAlert("A", "shop", "cart", StatusFiring, t0)
+	a.Annotations["description"] = "cart cannot reach postgres://cart:" + password + "@db:5432/cart (connection refused)"
+	a.Annotations["runbook_url"] = "https://runbooks.example/cart?access_token=" + token
+	a.GeneratorURL = "http://prometheus:9090/graph?g0.expr=up&api_key=" + token
+	msg, err := Decode(webhookBody(t, a), "namespace")
+	require.NoError(t, err)
+	plan, err := DefaultRouting("C0INCIDENTS").Plan(msg, t0)
+	require.NoError(t, err)
+	require.Len(t, plan.Jobs, 1)
+	payload := string(plan.Jobs[0].Payload)
+	assert.NotContains(t, payload, token)
+	assert.NotContains(t, payload, password)
+	assert.Contains(t, payload, "connection refused", "the evidence around them stays")
+}

@@ -27,9 +27,12 @@ const (
 )
 
 // modelEnv points the LLM planner at a simulator playing the scripted investigator.
-func modelEnv(t *testing.T) *oaisim.Server {
+func modelEnv(t *testing.T) *oaisim.Server { return modelEnvWith(t, oaisim.Investigator{}) }
+
+// modelEnvWith points the LLM planner at a simulator playing model.
+func modelEnvWith(t *testing.T, model oaisim.Model) *oaisim.Server {
 	t.Helper()
-	srv := oaisim.New(oaisim.Options{Model: oaisim.Investigator{}, Keys: []string{cliKey}})
+	srv := oaisim.New(oaisim.Options{Model: model, Keys: []string{cliKey}})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	t.Setenv("OPENAI_API_KEY", cliKey)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/scenario"
 	"github.com/autoheal/autoheal/sim"
 )
@@ -339,10 +340,12 @@ func (s *Server) add(d toolDef) {
 		res := &mcp.CallToolResult{}
 		if err != nil {
 			res.IsError, res.Content = true, []mcp.Content{&mcp.TextContent{Text: err.Error()}}
-			rec["is_error"], rec["text"] = true, err.Error()
+			rec["is_error"], rec["text"] = true, redact.String(err.Error())
 		} else {
 			res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
-			rec["text"] = clip(text, maxTranscriptText)
+			// The transcript is a file users share: what the server
+			// answered is recorded masked (and masked before it is cut).
+			rec["text"] = clip(redact.String(text), maxTranscriptText)
 		}
 		s.opts.Transcript.Record(ServiceName, "tools/call "+d.name, map[string]any(a), rec)
 		return res, nil
