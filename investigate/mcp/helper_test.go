@@ -103,6 +103,15 @@ func ro(opts ...mcpgo.ToolOption) []mcpgo.ToolOption {
 // newTestServer builds an mcp-go server with tools covering the policy
 // cases. beforeCall, when set, runs before every tools/call handler.
 func newTestServer(beforeCall func()) (*server.MCPServer, *calls) {
+	rec, hooks := recordingHooks(beforeCall)
+	s := server.NewMCPServer("test-server", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	addTestTools(s)
+	return s, rec
+}
+
+// recordingHooks count the tools/call and tools/list requests a server
+// receives; beforeCall, when set, runs before every tools/call handler.
+func recordingHooks(beforeCall func()) (*calls, *server.Hooks) {
 	rec := &calls{tools: map[string]int{}}
 	hooks := &server.Hooks{}
 	hooks.AddBeforeCallTool(func(_ context.Context, _ any, req *mcpgo.CallToolRequest) {
@@ -118,7 +127,11 @@ func newTestServer(beforeCall func()) (*server.MCPServer, *calls) {
 		rec.lists++
 		rec.mu.Unlock()
 	})
-	s := server.NewMCPServer("test-server", "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
+	return rec, hooks
+}
+
+// addTestTools adds the tools of the policy cases.
+func addTestTools(s *server.MCPServer) {
 	s.AddTool(mcpgo.NewTool("echo", ro(mcpgo.WithDescription("Echo the message."), mcpgo.WithString("message", mcpgo.Required()))...),
 		func(_ context.Context, r mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			return mcpgo.NewToolResultText("echo: " + r.GetString("message", "")), nil
@@ -177,7 +190,6 @@ func newTestServer(beforeCall func()) (*server.MCPServer, *calls) {
 	s.AddTool(legacy, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultText("ok"), nil
 	})
-	return s, rec
 }
 
 // allTestTools is an allowlist naming every tool of the test server, so

@@ -125,13 +125,7 @@ func TestSecretRequests(t *testing.T) {
 // asked, and an unannotated pods_list.
 func startSecretServer(t *testing.T, reported string) (string, *calls) {
 	t.Helper()
-	rec := &calls{tools: map[string]int{}}
-	hooks := &server.Hooks{}
-	hooks.AddBeforeCallTool(func(_ context.Context, _ any, req *mcpgo.CallToolRequest) {
-		rec.mu.Lock()
-		rec.tools[req.Params.Name]++
-		rec.mu.Unlock()
-	})
+	rec, hooks := recordingHooks(nil)
 	s := server.NewMCPServer(reported, "1.0.0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 	forms := map[string]string{"yaml": secretYAMLList, "json": secretJSON, "list": secretListJSON, "table": secretTable}
 	s.AddTool(mcpgo.NewTool("get", ro(mcpgo.WithDescription("Reads objects."), mcpgo.WithString("form"), mcpgo.WithString("kind"), mcpgo.WithString("command"))...),
