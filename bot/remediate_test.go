@@ -83,6 +83,11 @@ func TestApprovalView(t *testing.T) {
 		{"no remediator", res(investigate.BucketCodeBug, investigate.BandHigh, patch, nil), investigate.BandMedium, false, false, "not enabled"},
 		{"an alternative as well supported", contested(res(investigate.BucketCodeBug, investigate.BandMedium, patch, nil), investigate.BandMedium), investigate.BandMedium, true, false, "as well supported"},
 		{"a less supported alternative", contested(res(investigate.BucketCodeBug, investigate.BandHigh, patch, nil), investigate.BandMedium), investigate.BandMedium, true, true, ""},
+		{"needs a human", func() *investigate.HealResult {
+			r := res(investigate.BucketCodeBug, investigate.BandMedium, patch, nil)
+			r.NeedsHuman = true
+			return r
+		}(), investigate.BandLow, true, false, "as well supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -547,10 +547,22 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if unresolved != "" {
 		rc.Description += fmt.Sprintf(" The host %s does not resolve, and the changed setting at %s:%d is what names it: check it for a typo.", unresolved, rc.File, rc.Line)
 	}
+	if why, alts := ev.ambiguity(h, rc, anchorPath, anchorLine, explain, explained); why != "" {
+		res.NeedsHuman, res.NeedsHumanReason, res.Alternatives = true, why, alts
+		if rc.Band == BandHigh {
+			rc.Band = BandMedium
+		}
+		res.ConfidenceNote = joinNonEmpty(" ", res.ConfidenceNote, "Needs a human: "+why+".")
+	}
 	res.RootCause = rc
 	res.Evidence = pickEvidence(c, ev, anchorPath, manifest, change, hasChange)
 	res.Fix = e.buildFix(ev, h, rc, window, col, manifest)
 	res.Summary = summarize(rc)
+	verifyWith(ev, res)
+	for i := range res.Alternatives {
+		// As well supported as the root cause, never better.
+		res.Alternatives[i].RootCause.Band, res.Alternatives[i].RootCause.ClaimedBand = res.RootCause.Band, res.RootCause.Band
+	}
 	return res
 }
 
@@ -562,7 +574,10 @@ func (e *Engine) concludeNothing(issue Issue, res *HealResult, ev *evidence) *He
 			break
 		}
 	}
-	res.RootCause = RootCause{Service: svc, ErrorType: ErrUnknown, Bucket: BucketUnknown, ClaimedBand: BandLow, Band: BandLow,
+	// Even with nothing to go on, the answer names a bucket: the one the
+	// reporter's words point at (infrastructure when they point nowhere).
+	bucket := ev.decideBucket(&candidate{ErrorType: ErrUnknown, Support: []Finding{{Quote: issue.Text}}}, changeMatch{}, false)
+	res.RootCause = RootCause{Service: svc, ErrorType: ErrUnknown, Bucket: bucket, ClaimedBand: BandLow, Band: BandLow,
 		Description: "No failure was found in the evidence that could be gathered."}
 	okFamilies := 0
 	for range ev.okFamily {
@@ -896,12 +911,20 @@ func pickEvidence(c *candidate, ev *evidence, anchorPath string, m *ManifestFiel
 	var out []Finding
 	perFamily := map[Family]int{}
 	for _, f := range support {
+		if f.Kind == KindLogTemplate {
+			continue // shown below, with what else changed
+		}
 		if perFamily[f.Family] >= 3 {
 			continue
 		}
 		perFamily[f.Family]++
 		f.Frames = trimFrames(f.Frames)
 		out = append(out, f)
+	}
+	// What changed at the onset goes right after the leading evidence.
+	if changed := ev.whatChanged(c); len(changed) > 0 {
+		at := min(1, len(out))
+		out = append(out[:at], append(changed, out[at:]...)...)
 	}
 	for _, f := range ev.findings {
 		switch {

@@ -93,7 +93,7 @@ func templateChange(b Buckets) (since time.Time, before, after float64, baseline
 }
 
 // novelties lists the templates that are new or surged, near the onset
-// when there is one (from 45 minutes before it, causes come first, to 15
+// when there is one (from 45 minutes before it, causes come first, to 45
 // minutes after), most lines first.
 func (ev *evidence) novelties() []novelty {
 	var out []novelty
@@ -109,7 +109,7 @@ func (ev *evidence) novelties() []novelty {
 		if !ok {
 			continue
 		}
-		if ref := ev.impact; !ref.IsZero() && (since.Before(ref.Add(-45*time.Minute)) || since.After(ref.Add(15*time.Minute))) {
+		if ref := ev.impact; !ref.IsZero() && (since.Before(ref.Add(-45*time.Minute)) || since.After(ref.Add(45*time.Minute))) {
 			continue
 		}
 		if !telling(f.Attrs["template"]) {
@@ -189,7 +189,7 @@ func (n novelty) finding() Finding {
 		what = "surging"
 		was = fmt.Sprintf("%s/min in the %s before", rate(n.before), approxSpan(n.baseline))
 	}
-	f.Quote = fmt.Sprintf("%s since %s: `%s` ×%s/min in %s; %s", what, n.since.UTC().Format("15:04"), tpl, rate(n.after), n.tpl.Service, was)
+	f.Quote = fmt.Sprintf("%s since %s: `%s` ×%s/min (%d lines) in %s; %s", what, n.since.UTC().Format("15:04"), tpl, rate(n.after), f.Count, n.tpl.Service, was)
 	f.Attrs = map[string]string{"template": n.tpl.Attrs["template"], "level": n.tpl.Attrs["level"], "novel": what,
 		"rate_before": rate(n.before), "rate_after": rate(n.after), "sample": Quote(n.tpl.Attrs["sample"], 300)}
 	return f
@@ -476,4 +476,27 @@ func (ev *evidence) framesFromTemplates(by map[string]*candidate) {
 			}
 		}
 	}
+}
+
+// whatChanged is the evidence of what changed at the onset for a
+// candidate: up to two of its new or surging templates, and the first
+// change point of its service.
+func (ev *evidence) whatChanged(c *candidate) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, f := range c.novelties {
+		if len(out) >= 2 || seen[f.Quote] {
+			continue
+		}
+		seen[f.Quote] = true
+		f.Frames = trimFrames(f.Frames)
+		out = append(out, f)
+	}
+	for _, f := range ev.changePoints() {
+		if f.Service == c.Service {
+			out = append(out, f)
+			break
+		}
+	}
+	return out
 }

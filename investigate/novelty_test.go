@@ -154,7 +154,7 @@ func TestNoveltiesNearTheOnsetOnly(t *testing.T) {
 	assert.Equal(t, "scheduler", n.tpl.Service)
 	assert.Equal(t, ErrRace, n.typed.ErrorType, "typed by its words: a lease lost")
 	f := n.finding()
-	assert.Equal(t, "new since 13:40: `lease renewal failed for <*>` ×4.0/min in scheduler; 0 in the 40 minutes before", f.Quote)
+	assert.Equal(t, "new since 13:40: `lease renewal failed for <*>` ×4.0/min (80 lines) in scheduler; 0 in the 40 minutes before", f.Quote)
 	assert.Equal(t, KindLogTemplate, f.Kind)
 }
 

@@ -23,6 +23,9 @@ func FormatText(r *HealResult) string {
 	}
 	fmt.Fprintf(&b, "Class        %s / %s\n", bucketWord(rc.Bucket), strings.ReplaceAll(string(rc.ErrorType), "_", " "))
 	fmt.Fprintf(&b, "Confidence   %s (raw %.2f, claimed %s)\n             %s\n", rc.Band, rc.RawConfidence, rc.ClaimedBand, r.ConfidenceNote)
+	if r.NeedsHuman {
+		fmt.Fprintf(&b, "Needs a human %s\n", r.NeedsHumanReason)
+	}
 	for _, a := range r.Alternatives {
 		fmt.Fprintf(&b, "Also possible %s (%s confidence, %s planner)\n             %s\n", a.RootCause.Headline(), a.RootCause.Band, a.Planner, a.Note)
 	}

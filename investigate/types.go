@@ -330,6 +330,12 @@ type HealResult struct {
 	IssueKey string        `json:"issue_key,omitempty"`
 	Repo     string        `json:"repo,omitempty"`
 	Ref      string        `json:"ref,omitempty"`
+	// NeedsHuman says the evidence does not separate the root cause from
+	// the Alternatives (close scores, or evidence for two buckets): the
+	// band is at most MEDIUM and no pull request is offered; a person
+	// decides. NeedsHumanReason says why in one line.
+	NeedsHuman       bool   `json:"needs_human,omitempty"`
+	NeedsHumanReason string `json:"needs_human_reason,omitempty"`
 }
 
 // ToolCalls is the number of tool calls the result is based on.
@@ -342,12 +348,18 @@ type Alternative struct {
 	Planner Mode `json:"planner"`
 	// Note says why the result does not lead with it.
 	Note string `json:"note,omitempty"`
+	// Evidence is what supports this reading (when it differs from the
+	// root cause's).
+	Evidence []Finding `json:"evidence,omitempty"`
 }
 
 // Contested reports an alternative as well supported as the root cause:
 // both are shown and no fix is offered for approval until a human
 // decides.
 func (r *HealResult) Contested() bool {
+	if r.NeedsHuman {
+		return true
+	}
 	for _, a := range r.Alternatives {
 		if a.RootCause.Band.Rank() >= r.RootCause.Band.Rank() {
 			return true

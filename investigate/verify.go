@@ -1,8 +1,10 @@
 package investigate
 
 import (
+	"fmt"
 	"path"
 	"strings"
+	"time"
 )
 
 // FirstRound returns the deterministic first evidence round for an issue
@@ -97,4 +99,130 @@ func EvidenceFor(issue Issue, receipts []Receipt, rc RootCause) GovernorInput {
 func samePath(a, b string) bool {
 	a, b = strings.TrimPrefix(path.Clean("/"+a), "/"), strings.TrimPrefix(path.Clean("/"+b), "/")
 	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
+}
+
+// Verify re-reads a finished answer against the receipts and can only
+// lower its band, saying why in the confidence note: does the located line
+// hold what the fix changes, does the setting the failure names sit at
+// that line, did the change named as the cause land before the impact?
+// Checks without the receipts to decide them pass.
+func Verify(issue Issue, receipts []Receipt, res *HealResult) {
+	if res == nil {
+		return
+	}
+	ev := newEvidence(NormalizeIssue(issue, issue.End), receipts)
+	verifyWith(ev, res)
+}
+
+func verifyWith(ev *evidence, res *HealResult) {
+	var failed []string
+	rc := res.RootCause
+	if rc.File != "" && rc.Line > 0 {
+		text, read := ev.linesAt(rc.File, rc.Line, 3)
+		if p := res.Fix.Patch; p != nil && read && samePath(p.File, rc.File) {
+			if removed := patchRemoved(p.Diff); len(removed) > 0 && !anyIn(removed, text) {
+				failed = append(failed, fmt.Sprintf("the lines the patch removes are not at %s:%d in the source read", rc.File, rc.Line))
+			}
+		}
+		if m := res.Fix.ManifestEdit; m != nil && samePath(m.File, rc.File) {
+			if t, ok := ev.linesAt(m.File, m.Line, 1); ok {
+				if v := strings.Trim(m.OldValue, `"'`); v != "" && !strings.Contains(t, v) {
+					failed = append(failed, fmt.Sprintf("%s:%d does not hold the value %s the edit replaces", m.File, m.Line, m.OldValue))
+				} else if key := settingKey(m.Path); key != "" && !strings.Contains(strings.ToLower(t), strings.ToLower(key)) {
+					failed = append(failed, fmt.Sprintf("the setting %s the edit names is not at %s:%d", key, m.File, m.Line))
+				}
+			}
+		}
+	}
+	if !ev.impact.IsZero() {
+		for _, f := range res.Evidence {
+			if f.Kind == KindChangeCorrelation && f.Time.After(ev.impact.Add(5*time.Minute)) && (rc.File == "" || samePath(f.File, rc.File)) {
+				failed = append(failed, fmt.Sprintf("the change %s landed after the impact began (%s)", Quote(f.Quote, 60), ev.impact.UTC().Format("15:04")))
+				break
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return
+	}
+	band := res.RootCause.Band
+	for range failed {
+		band = lower(band)
+	}
+	if band == res.RootCause.Band {
+		return
+	}
+	res.RootCause.Band = band
+	res.ConfidenceNote = joinNonEmpty(" ", res.ConfidenceNote, fmt.Sprintf("Verifier: lowered to %s: %s.", band, strings.Join(failed, "; ")))
+	res.Summary = summarize(res.RootCause)
+}
+
+func lower(b Band) Band {
+	if b == BandHigh {
+		return BandMedium
+	}
+	return BandLow
+}
+
+// linesAt returns the source lines read around file:line (within radius),
+// from a source window or a changed line; ok is false when nothing read
+// covers the line.
+func (ev *evidence) linesAt(file string, line, radius int) (string, bool) {
+	var b strings.Builder
+	found := false
+	for _, f := range ev.findings {
+		switch f.Kind {
+		case KindSourceAnchor:
+			if !samePath(f.File, file) {
+				continue
+			}
+			for _, row := range windowLines(f.Attrs["window"]) {
+				t := strings.TrimLeft(row, "> ")
+				var n int
+				if _, err := fmt.Sscanf(t, "%d", &n); err != nil || abs(n-line) > radius {
+					continue
+				}
+				b.WriteString(strings.TrimLeft(t[len(fmt.Sprint(n)):], " "))
+				b.WriteByte('\n')
+				found = true
+			}
+		case KindManifest:
+			if samePath(f.File, file) && abs(f.Line-line) <= radius {
+				b.WriteString(f.Attrs["path"] + ": " + f.Attrs["value"] + " " + f.Attrs["name"] + "\n")
+				found = true
+			}
+		}
+	}
+	return b.String(), found
+}
+
+// patchRemoved lists the lines a unified diff removes (trimmed, non-empty).
+func patchRemoved(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---") {
+			if t := strings.TrimSpace(l[1:]); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+func anyIn(lines []string, text string) bool {
+	for _, l := range lines {
+		if strings.Contains(text, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// settingKey is the last key of a manifest path
+// (spec.containers[cart].resources.limits.memory -> memory).
+func settingKey(p string) string {
+	if i := strings.LastIndexAny(p, ".]"); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.TrimSpace(p)
 }

@@ -29,6 +29,7 @@ const (
 	ReasonBadData    = "Bad data gets a remediation report, not a PR: the code is right, the records are wrong."
 	ReasonUnknown    = "The root cause is not classified, so nothing is proposed for the repository."
 	ReasonNilResult  = "There is no investigation result to propose a fix for."
+	ReasonNeedsHuman = "Another explanation is as well supported by the evidence; a person decides before anything is proposed for the repository."
 	maxFileBytes     = 1 << 20
 	maxTitleRunes    = 120
 	maxProposalFiles = 1
@@ -108,6 +109,10 @@ func Propose(ctx context.Context, res *investigate.HealResult, rr RepoReader, op
 	}
 	p := &Proposal{Kind: KindNone, IssueKey: res.IssueKey, Repo: firstNonEmpty(res.Repo, opts.Repo), Ref: firstNonEmpty(res.Ref, opts.Ref)}
 	fix := res.Fix
+	if res.Contested() {
+		p.Ineligible = ReasonNeedsHuman
+		return p, nil
+	}
 	switch res.RootCause.Bucket {
 	case investigate.BucketFlake:
 		p.Ineligible = ReasonFlake

@@ -65,6 +65,12 @@ func TestProposeByBucket(t *testing.T) {
 			ineligible: ReasonBadData, report: true,
 		},
 		{
+			name:       "a result that needs a human: nothing proposed",
+			res:        func() *investigate.HealResult { r := code(); r.NeedsHuman = true; return r }(),
+			kind:       KindNone,
+			ineligible: ReasonNeedsHuman,
+		},
+		{
 			name:       "unknown bucket",
 			res:        func() *investigate.HealResult { r := code(); r.RootCause.Bucket = investigate.BucketUnknown; return r }(),
 			kind:       KindNone,

@@ -174,6 +174,11 @@ func hugeResult(diffBytes int) *investigate.HealResult {
 			Time: t0, LastTime: t0.Add(time.Minute), Frames: make([]investigate.Frame, 50),
 		})
 	}
+	r.NeedsHuman, r.NeedsHumanReason = true, big
+	for range 20 {
+		r.Alternatives = append(r.Alternatives, investigate.Alternative{RootCause: investigate.RootCause{Service: big, ErrorType: investigate.ErrTimeout,
+			Bucket: investigate.BucketInfrastructure, File: big, Line: 3, Description: big}, Note: big, Evidence: []investigate.Finding{{Quote: big}}})
+	}
 	r.Timeline = nil
 	for i := range 200 {
 		r.Timeline = append(r.Timeline, investigate.Receipt{

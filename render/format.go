@@ -170,6 +170,10 @@ func kindLabel(k investigate.FindingKind) string {
 		return "Kubernetes event"
 	case investigate.KindManifest:
 		return "Manifest"
+	case investigate.KindLogTemplate:
+		return "New in logs"
+	case investigate.KindChangePoint:
+		return "Metric change"
 	}
 	if l := identLabel(string(k), 40); l != "" {
 		return l

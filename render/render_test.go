@@ -148,6 +148,30 @@ func TestClampedBandShowsClaim(t *testing.T) {
 	assert.NotContains(t, blockTexts(res.Main), "claimed")
 }
 
+// A result the evidence cannot settle carries the badge, the reason and
+// the other explanations with their evidence.
+func TestNeedsHumanShowsBadgeAndAlternatives(t *testing.T) {
+	r := codeBugResult()
+	r.RootCause.Band = investigate.BandMedium
+	r.NeedsHuman, r.NeedsHumanReason = true, "timeout in cart scores almost as high (91%)"
+	r.Alternatives = []investigate.Alternative{{RootCause: investigate.RootCause{Service: "cart", ErrorType: investigate.ErrTimeout,
+		Bucket: investigate.BucketInfrastructure, File: "deploy/cart.yaml", Line: 12, Band: investigate.BandMedium, Description: "Timeout in cart."},
+		Planner: investigate.ModeDeterministic, Note: "timeout in cart scores almost as high (91%)", Evidence: []investigate.Finding{{Quote: "context deadline exceeded"}}}}
+	res, err := Result(r, ResultOptions{Action: action, RepoWebURL: webBase})
+	require.NoError(t, err)
+	text := blockTexts(res.Main)
+	assert.Contains(t, text, NeedsHumanBadge+" — timeout in cart scores almost as high (91%). *Also possible*")
+	assert.Contains(t, text, "Infrastructure: Timeout in cart (`deploy/cart.yaml:12`)")
+	assert.Contains(t, text, "`context deadline exceeded`")
+	assert.True(t, strings.HasPrefix(res.Main.Text, "Needs a human — "), res.Main.Text)
+	mustValid(t, res)
+
+	r.NeedsHuman = false
+	res, err = Result(r, ResultOptions{Action: action})
+	require.NoError(t, err)
+	assert.NotContains(t, blockTexts(res.Main), NeedsHumanBadge)
+}
+
 func TestButtonsFollowApproval(t *testing.T) {
 	thread := []string{ActionReinvestigate, ActionConfigure}
 	cases := []struct {

@@ -106,6 +106,7 @@ const (
 	toolsMax         = 600
 	approvalMax      = 400
 	footerMax        = 300
+	alternativesMax  = 1200 // within the total with every other section full
 )
 
 // Follow-up caps, per kind.
@@ -267,6 +268,9 @@ func resultFields(r *investigate.HealResult, o ResultOptions) []*slack.TextBlock
 	if rc.ClaimedBand != "" && rc.ClaimedBand.Rank() > rc.Band.Rank() {
 		conf += " _(claimed " + bandWord(rc.ClaimedBand) + ")_"
 	}
+	if r.NeedsHuman {
+		conf += " · " + NeedsHumanBadge
+	}
 	fs = append(fs, field("Confidence", conf))
 	return fs
 }
@@ -324,6 +328,9 @@ func alternativesText(r *investigate.HealResult) string {
 	if r.Contested() {
 		lines[0] = "*Also possible* — as well supported as the root cause above: confirm which before acting"
 	}
+	if r.NeedsHuman {
+		lines[0] = NeedsHumanBadge + " — " + escLine(r.NeedsHumanReason, 250) + ". *Also possible*, as well supported:"
+	}
 	for i, a := range r.Alternatives {
 		if i == alternativesShown {
 			lines = append(lines, fmt.Sprintf("_…and %d more_", len(r.Alternatives)-i))
@@ -342,9 +349,12 @@ func alternativesText(r *investigate.HealResult) string {
 		if n := escLine(a.Note, 300); n != "" {
 			line += "\n      _" + n + "_"
 		}
+		if len(a.Evidence) > 0 {
+			line += "\n      " + inlineCode(a.Evidence[0].Quote, 160)
+		}
 		lines = append(lines, line)
 	}
-	return truncateMrkdwn(strings.Join(lines, "\n"), sectionBudget)
+	return truncateMrkdwn(strings.Join(lines, "\n"), alternativesMax)
 }
 
 // runbooksText names the runbooks of the library that applied.
@@ -762,12 +772,20 @@ func thousands(n int) string {
 	return b.String()
 }
 
+// NeedsHumanBadge marks a result whose evidence does not separate two
+// explanations: a person decides, no pull request is offered.
+const NeedsHumanBadge = ":raising_hand: *needs a human*"
+
 func resultFallback(r *investigate.HealResult) string {
 	rc := r.RootCause
 	if inconclusive(r) {
 		return "No root cause found yet (confidence " + bandWord(rc.Band) + "). " + escLine(r.Summary, 500)
 	}
-	s := fmt.Sprintf("Root cause (%s, %s): %s", bandWord(rc.Band), strings.ToLower(BucketLabel(rc.Bucket)),
+	prefix := ""
+	if r.NeedsHuman {
+		prefix = "Needs a human — "
+	}
+	s := prefix + fmt.Sprintf("Root cause (%s, %s): %s", bandWord(rc.Band), strings.ToLower(BucketLabel(rc.Bucket)),
 		escLine(joinNonEmpty(" — ", r.Summary, rc.Description), 800))
 	if loc := location(oneLine(boundTail(rc.File, 256)), rc.Line); loc != "" {
 		s += " · " + Escape(tailTrunc(loc, 200))

@@ -92,7 +92,9 @@ func TestInvestigateWindowFlags(t *testing.T) {
 	out, stderr, code = run(t, "investigate", "--no-llm", "--json", "--until", s.Now.Add(-96*time.Hour).UTC().Format(time.RFC3339), "ad service is throwing errors")
 	require.Equal(t, 0, code, stderr)
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
-	assert.Equal(t, investigate.BucketUnknown, res.RootCause.Bucket)
+	assert.Equal(t, investigate.ErrUnknown, res.RootCause.ErrorType)
+	assert.Contains(t, res.RootCause.Description, "No failure was found")
+	assert.NotEqual(t, investigate.BucketUnknown, res.RootCause.Bucket, "a bucket is always decided")
 
 	_, stderr, code = run(t, "investigate", "--since", "yesterday", "ad errors")
 	assert.Equal(t, 2, code)
