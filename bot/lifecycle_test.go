@@ -2,7 +2,10 @@ package bot
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,7 +13,6 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/prometheus/alertmanager/template"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -181,30 +183,21 @@ func (l *lifecycleEnv) threadSays(t *testing.T, thread, text string) {
 	})
 }
 
+// approvals reads autoheal_approvals_total by action from /metrics.
 func (l *lifecycleEnv) approvals(t *testing.T) map[string]float64 {
 	t.Helper()
-	mfs, err := l.reg.Gatherer().Gather()
-	require.NoError(t, err)
+	rec := httptest.NewRecorder()
+	l.reg.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	out := map[string]float64{}
-	for _, mf := range mfs {
-		if mf.GetName() != "autoheal_approvals_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			out[label(m, "action")] = m.GetCounter().GetValue()
-		}
+	for _, m := range approvalsLine.FindAllStringSubmatch(rec.Body.String(), -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		require.NoError(t, err)
+		out[m[1]] = v
 	}
 	return out
 }
 
-func label(m *dto.Metric, name string) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name {
-			return l.GetValue()
-		}
-	}
-	return ""
-}
+var approvalsLine = regexp.MustCompile(`(?m)^autoheal_approvals_total\{action="([a-z_]+)"\} (\S+)$`)
 
 // currencyFix turns a result of the payment scenario into one whose fix is
 // another line of charge.js: what a later investigation finding a second
