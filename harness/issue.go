@@ -11,12 +11,13 @@ import (
 )
 
 // Issue builds what the bot would investigate for the scenario's trigger:
-// the mention text, or every firing alert of the webhook group.
+// the mention text, or every firing alert of the webhook group, over the
+// scenario's window when it names a start.
 func Issue(s *scenario.Scenario) (investigate.Issue, error) {
 	cfg := s.Config
 	if !s.Trigger.IsAlert() {
 		return investigate.Issue{
-			Text: s.Trigger.Mention, Trigger: investigate.TriggerMention, End: s.Now,
+			Text: s.Trigger.Mention, Trigger: investigate.TriggerMention, Start: s.Start, End: s.Now,
 			Service: cfg["service_name"], Namespace: cfg["namespace"], Repo: cfg["repo"], Ref: cfg["ref"],
 			LogServiceLabel: cfg["log_service_label"],
 		}, nil
@@ -38,6 +39,8 @@ func Issue(s *scenario.Scenario) (investigate.Issue, error) {
 	if incs := msg.Incidents(); len(incs) > 0 {
 		key = incs[0].Key
 	}
-	return alerts.Issue(firing, alerts.IssueOptions{Key: key, Now: s.Now, Repo: cfg["repo"], Ref: cfg["ref"],
-		Service: cfg["service_name"], LogServiceLabel: cfg["log_service_label"]}), nil
+	issue := alerts.Issue(firing, alerts.IssueOptions{Key: key, Now: s.Now, Repo: cfg["repo"], Ref: cfg["ref"],
+		Service: cfg["service_name"], LogServiceLabel: cfg["log_service_label"]})
+	issue.Start = s.Start
+	return issue, nil
 }

@@ -89,7 +89,10 @@ type Case struct {
 	Truth  scenario.Truth
 	Result *investigate.HealResult
 	Score  Score
-	Err    error
+	// NoTruth: the scenario has no truth yet (none, or marked todo); it
+	// ran but is not scored nor counted in the summary.
+	NoTruth bool
+	Err     error
 }
 
 // Summary is the evaluation summary of FORMAT.md.
@@ -104,6 +107,9 @@ type Summary struct {
 	HighWrong       int `json:"high_wrong"`
 	ToolCallsMedian int `json:"tool_calls_median"`
 	WallMsMedian    int `json:"wall_ms_median"`
+	// NoTruth counts the scenarios that ran without a truth to score
+	// against (not part of Total).
+	NoTruth int `json:"no_truth,omitempty"`
 }
 
 // Evaluate loads every scenario first (a scenario that cannot be loaded is
@@ -122,9 +128,9 @@ func Evaluate(ctx context.Context, dirs []string, opts RunOptions) ([]Case, Summ
 	}
 	var cases []Case
 	for _, s := range scs {
-		c := Case{Name: s.Name, Dir: s.Dir, Truth: s.Truth}
+		c := Case{Name: s.Name, Dir: s.Dir, Truth: s.Truth, NoTruth: !s.Truth.Scored()}
 		c.Result, c.Err = Run(ctx, s, opts)
-		if c.Result != nil {
+		if c.Result != nil && !c.NoTruth {
 			c.Score = Judge(s.Truth, c.Result)
 		}
 		cases = append(cases, c)
@@ -137,6 +143,10 @@ func Summarize(cases []Case) Summary {
 	var s Summary
 	var calls, walls []int
 	for _, c := range cases {
+		if c.NoTruth {
+			s.NoTruth++
+			continue
+		}
 		s.Total++
 		if c.Result == nil {
 			continue
@@ -196,6 +206,15 @@ func PrintTable(w io.Writer, cases []Case, sum Summary) {
 			continue
 		}
 		rc := c.Result.RootCause
+		if c.NoTruth {
+			loc := "-"
+			if rc.File != "" {
+				loc = fmt.Sprintf("  %s:%d", short(rc.File), rc.Line)
+			}
+			fmt.Fprintf(tw, "%s\t-\tno truth: %s/?\t%s/?\t%s/?\t%s\t%s\t%d\t%dms\n", c.Name, rc.Bucket, rc.Service, rc.ErrorType,
+				loc, rc.Band, c.Result.ToolCalls(), c.Result.Wall.Milliseconds())
+			continue
+		}
 		loc := "-"
 		if c.Score.LocationScored {
 			loc = fmt.Sprintf("%s %s:%d | %s:%d", mark(c.Score.Location), short(rc.File), rc.Line, short(c.Truth.File), c.Truth.Line)
@@ -220,6 +239,9 @@ func PrintTable(w io.Writer, cases []Case, sum Summary) {
 	fmt.Fprintf(w, "\nroot cause %d/%d (%s)  bucket %d/%d  service %d/%d  error type %d/%d  location %d/%d  high_wrong %d  median tool calls %d  median wall %dms\n",
 		sum.RCCorrect, sum.Total, pct(sum.RCCorrect, sum.Total), sum.BucketCorrect, sum.Total, sum.ServiceCorrect, sum.Total,
 		sum.ErrorType, sum.Total, sum.LocationCorrect, sum.LocationTotal, sum.HighWrong, sum.ToolCallsMedian, sum.WallMsMedian)
+	if sum.NoTruth > 0 {
+		fmt.Fprintf(w, "%d scenario(s) without truth (none, or marked todo in scenario.yaml): run, not scored\n", sum.NoTruth)
+	}
 }
 
 func short(p string) string {

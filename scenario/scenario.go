@@ -25,6 +25,10 @@ type Scenario struct {
 	Name    string
 	Summary string
 	Now     time.Time
+	// Start is the window's start when the investigation was given one
+	// (bot investigate --since, bot capture); zero: derived from the
+	// trigger, as the bot does.
+	Start   time.Time
 	Trigger Trigger
 	Config  map[string]string
 	Truth   Truth
@@ -50,6 +54,10 @@ func (t Trigger) IsAlert() bool { return len(t.Alert) > 0 }
 
 // Truth is the expert's ground truth.
 type Truth struct {
+	// Todo, when set, says the truth still awaits a human (a captured
+	// incident nobody has judged yet): the scenario runs but is not
+	// scored, and the fields below may be empty or a draft.
+	Todo          string   `yaml:"todo" json:"todo,omitempty"`
 	Bucket        string   `yaml:"bucket" json:"bucket"`
 	Service       string   `yaml:"service" json:"service"`
 	ErrorType     string   `yaml:"error_type" json:"error_type"`
@@ -58,6 +66,10 @@ type Truth struct {
 	LineTolerance *int     `yaml:"line_tolerance" json:"line_tolerance,omitempty"`
 	FixKeywords   []string `yaml:"fix_keywords" json:"fix_keywords,omitempty"`
 }
+
+// Scored reports whether the truth can score a result: it is filled in
+// (a bucket) and not marked todo.
+func (t Truth) Scored() bool { return t.Todo == "" && t.Bucket != "" }
 
 // Tolerance is the accepted line distance (default 3).
 func (t Truth) Tolerance() int {
@@ -89,6 +101,7 @@ type rawScenario struct {
 	Name    string         `yaml:"name"`
 	Summary string         `yaml:"summary"`
 	Now     string         `yaml:"now"`
+	Start   string         `yaml:"start"`
 	Trigger map[string]any `yaml:"trigger"`
 	Config  map[string]any `yaml:"config"`
 	Truth   *Truth         `yaml:"truth"`
@@ -119,6 +132,14 @@ func Load(dir string) (*Scenario, error) {
 	}
 	if s.Now, err = time.Parse(time.RFC3339, raw.Now); err != nil {
 		return nil, fail("now %q is not RFC 3339: %v", raw.Now, err)
+	}
+	if raw.Start != "" {
+		if s.Start, err = time.Parse(time.RFC3339, raw.Start); err != nil {
+			return nil, fail("start %q is not RFC 3339: %v", raw.Start, err)
+		}
+		if !s.Start.Before(s.Now) {
+			return nil, fail("start %s must be before now %s", raw.Start, raw.Now)
+		}
 	}
 	mention, hasMention := raw.Trigger["mention"]
 	alert, hasAlert := raw.Trigger["alert"]
@@ -154,6 +175,9 @@ func Load(dir string) (*Scenario, error) {
 }
 
 func (t Truth) validate() error {
+	if t.Todo != "" {
+		return t.validateDraft()
+	}
 	if !contains(Buckets, t.Bucket) {
 		return fmt.Errorf("bucket %q is not one of %v", t.Bucket, Buckets)
 	}
@@ -168,6 +192,20 @@ func (t Truth) validate() error {
 	}
 	if t.File != "" && t.Line < 1 {
 		return errors.New("line must be >= 1 when file is set")
+	}
+	return nil
+}
+
+// validateDraft checks the fields a truth marked todo already has.
+func (t Truth) validateDraft() error {
+	if t.Bucket != "" && !contains(Buckets, t.Bucket) {
+		return fmt.Errorf("bucket %q is not one of %v", t.Bucket, Buckets)
+	}
+	if t.ErrorType != "" && !contains(ErrorTypes, t.ErrorType) {
+		return fmt.Errorf("error_type %q is not one of %v", t.ErrorType, ErrorTypes)
+	}
+	if t.Line < 0 {
+		return errors.New("line must be >= 1 when set")
 	}
 	return nil
 }

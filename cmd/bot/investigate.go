@@ -122,9 +122,24 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 // AUTOHEAL_CONFIG, as serve uses them), with the model when planner is set.
 // The issue's service, namespace, repo and ref default to cfg's.
 func investigateBackends(ctx context.Context, cfg map[string]string, issue investigate.Issue, deadline time.Duration, planner *llm.Planner) (*investigate.HealResult, error) {
+	e, done, err := backendsEngine(ctx, cfg, deadline, planner)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	issue = issueFromConfig(issue, cfg)
+	if planner != nil {
+		return planner.Investigate(ctx, e, issue)
+	}
+	return e.Investigate(ctx, issue)
+}
+
+// backendsEngine builds an engine over the real backends cfg configures;
+// done closes its MCP connections.
+func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Duration, planner *llm.Planner) (e *investigate.Engine, done func(), err error) {
 	for k, v := range cfg {
 		if _, err := config.Check(k, v); err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		if config.IsSecret(k) {
 			redact.Register(v)
@@ -133,22 +148,26 @@ func investigateBackends(ctx context.Context, cfg map[string]string, issue inves
 	var servers []mcp.ServerConfig
 	if path := strings.TrimSpace(os.Getenv(alerts.ConfigEnv)); path != "" {
 		var secrets []string
-		var err error
 		if servers, secrets, err = loadMCPServers(path, os.Getenv); err != nil {
-			return nil, fmt.Errorf("%s: %w", alerts.ConfigEnv, err)
+			return nil, nil, fmt.Errorf("%s: %w", alerts.ConfigEnv, err)
 		}
 		redact.Register(secrets...)
 	}
 	mcps := mcp.NewManager(mcp.Options{Logger: slog.Default().With("component", "mcp"), ClientVersion: version}, 0)
-	defer func() { _ = mcps.Close() }()
 	caps, err := capset.Build(ctx, config.OperatorSettings(cfg), capset.Options{MCP: mcps, MCPServers: servers})
 	if err != nil {
-		return nil, err
+		_ = mcps.Close()
+		return nil, nil, err
 	}
 	if planner != nil {
 		caps = planner.WrapCapabilities(caps) // the model also sees query results, not only findings
 	}
-	e := investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default()})
+	e = investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default()})
+	return e, func() { _ = mcps.Close() }, nil
+}
+
+// issueFromConfig fills what the issue does not say from the settings.
+func issueFromConfig(issue investigate.Issue, cfg map[string]string) investigate.Issue {
 	fill := func(v *string, key string) {
 		if *v == "" {
 			*v = cfg[key]
@@ -159,10 +178,7 @@ func investigateBackends(ctx context.Context, cfg map[string]string, issue inves
 	fill(&issue.Repo, "repo")
 	fill(&issue.Ref, "ref")
 	fill(&issue.LogServiceLabel, "log_service_label")
-	if planner != nil {
-		return planner.Investigate(ctx, e, issue)
-	}
-	return e.Investigate(ctx, issue)
+	return issue
 }
 
 // envConfig reads every config key's environment fallback.

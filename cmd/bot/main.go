@@ -7,6 +7,7 @@
 //	bot demo --scenario DIR         the whole Slack flow against simulators
 //	bot sim --scenario DIR          serve a scenario's simulators and print their URLs
 //	bot history [flags]             list and search the incident memory
+//	bot capture KEY | --since T …   write a live incident as a scenario directory
 //	bot mcp [--http ADDR]           AutoHeal as an MCP server (read-only tools)
 //	bot audit [flags]               print the audit log of approvals (Redis of serve)
 //	bot version                     print the version
@@ -47,6 +48,7 @@ func commands() []command {
 		{"serve", "run the Slack bot (Socket Mode) and the worker; configured from the environment", runServe},
 		{"demo", "the whole Slack flow of a scenario against simulators: bot demo --scenario DIR", runDemo},
 		{"history", "list and search the incident memory: bot history [--service S] [--search WORDS]", runHistory},
+		{"capture", "write a live incident as a scenario: bot capture KEY | --since T --service S", runCapture},
 		{"mcp", "AutoHeal as an MCP server (stdio, or --http ADDR with AUTOHEAL_MCP_TOKEN)", runMCP},
 		{"audit", "print the audit log of approvals and rejections: bot audit [--key K] [--channel C] [--user U] [--action A] [--since T] [--json]", runAudit},
 		{"version", "print the version", runVersion},

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -185,21 +186,32 @@ func (r storeResults) Result(ctx context.Context, key string) (investigate.Issue
 	if r.store == nil || key == "" {
 		return investigate.Issue{}, nil, sessions.ErrNotFound
 	}
-	issue, res, err := bot.LoadResult(ctx, r.store, key)
+	_, issue, res, err := keptResult(ctx, r.store, key)
+	return issue, res, err
+}
+
+// threadRE is a thread as bot history prints it: CHANNEL/THREAD_TS.
+var threadRE = regexp.MustCompile(`^[CDG][A-Z0-9]{2,24}/[0-9]{1,12}\.[0-9]{1,9}$`)
+
+// keptResult finds a kept result by job id, by an incident's issue key or
+// by its thread (CHANNEL/THREAD_TS): the latest investigation remembered
+// for the key or thread. sessions.ErrNotFound when there is none.
+func keptResult(ctx context.Context, store *sessions.Store, key string) (jobID string, issue investigate.Issue, res *investigate.HealResult, err error) {
+	issue, res, err = bot.LoadResult(ctx, store, key)
 	if !errors.Is(err, sessions.ErrNotFound) {
-		return issue, res, err
+		return key, issue, res, err
 	}
-	// An issue key: its latest remembered investigation.
-	recs, rerr := r.store.RecentIncidents(ctx, sessions.MemoryIndex{}, 1000)
+	recs, rerr := store.RecentIncidents(ctx, sessions.MemoryIndex{}, 1000)
 	if rerr != nil {
-		return investigate.Issue{}, nil, rerr
+		return "", investigate.Issue{}, nil, rerr
 	}
 	for _, rec := range recs {
-		if rec.IssueKey == key {
-			return bot.LoadResult(ctx, r.store, rec.ID)
+		if rec.IssueKey == key || threadRE.MatchString(key) && rec.Channel+"/"+rec.ThreadTS == key {
+			issue, res, err = bot.LoadResult(ctx, store, rec.ID)
+			return rec.ID, issue, res, err
 		}
 	}
-	return investigate.Issue{}, nil, err
+	return "", investigate.Issue{}, nil, err
 }
 
 func (r storeResults) Recent(ctx context.Context, limit int) ([]sessions.MemoryRecord, error) {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/tap"
 	"github.com/autoheal/autoheal/redact"
 )
 
@@ -205,6 +206,9 @@ func (c *Client) once(ctx context.Context, method, path string, q url.Values, bo
 	if int64(len(b)) > c.opts.MaxBody {
 		return nil, investigate.NewToolError(investigate.ErrKindTooLarge,
 			fmt.Sprintf("%s %s: response larger than %d bytes", method, path, c.opts.MaxBody), nil)
+	}
+	if rec := tap.From(ctx); rec != nil {
+		rec.HTTP(tap.HTTP{Method: method, URL: req.URL, Status: resp.StatusCode, Body: b})
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return b, nil

@@ -1,10 +1,13 @@
 package httpc
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/autoheal/autoheal/investigate/tap"
 )
 
 // TransportOptions configure a RoundTripper for clients that build their own
@@ -78,7 +81,27 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = &cappedBody{rc: resp.Body, left: t.o.MaxBody, limit: t.o.MaxBody}
+	if rec := tap.From(req.Context()); rec != nil {
+		// Read the (capped) body once for the recorder; the client reads
+		// the same bytes, and the same error if the cap was hit.
+		b, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if rerr == nil {
+			rec.HTTP(tap.HTTP{Method: req.Method, URL: req.URL, Status: resp.StatusCode, Body: b})
+		}
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{rerr}))
+	}
 	return resp, nil
+}
+
+// errReader ends a replayed body with the error reading it ended with.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }
 
 type cappedBody struct {

@@ -59,6 +59,14 @@ func parseObjects(text string) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// ParseObjects is parseObjects for other readers of the server's answers
+// (bot capture keeps the objects an investigation read); IsTable tells its
+// table-output error.
+func ParseObjects(text string) ([]json.RawMessage, error) { return parseObjects(text) }
+
+// IsTable reports whether err says the answer was a table.
+func IsTable(err error) bool { return errors.Is(err, errTable) }
+
 func stripComments(text string) string {
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	i := 0

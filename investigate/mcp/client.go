@@ -46,6 +46,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/tap"
 	"github.com/autoheal/autoheal/redact"
 )
 
@@ -490,7 +491,11 @@ func (c *Client) CallToolMax(ctx context.Context, name string, args json.RawMess
 		req.Params.Arguments = args
 		res, err := s.cli.CallTool(ctx, req)
 		if err == nil {
-			return c.result(label, res, maxText)
+			out, err := c.result(label, res, maxText)
+			if rec := tap.From(ctx); rec != nil && out != nil {
+				rec.Tool(tap.Tool{Server: c.cfg.Name, Tool: name, Args: args, Text: out.Text, Truncated: out.Truncated})
+			}
+			return out, err
 		}
 		if attempt == 0 && ctx.Err() == nil && brokenTransport(err) {
 			c.drop(s, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/autoheal/autoheal/investigate"
+	"github.com/autoheal/autoheal/investigate/tap"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -55,6 +56,33 @@ func TestCallToolOverHTTP(t *testing.T) {
 	assert.Equal(t, "echo: hi", res.Text)
 	assert.False(t, res.Truncated)
 	assert.Equal(t, 1, h.rec.tool("echo"))
+}
+
+type toolRecorder struct {
+	mu    sync.Mutex
+	tools []tap.Tool
+}
+
+func (r *toolRecorder) HTTP(tap.HTTP) {}
+func (r *toolRecorder) Tool(tl tap.Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tools = append(r.tools, tl)
+}
+
+// A recorder in the context sees each tool result, after the client's
+// own guards; a refused call reaches neither the server nor the recorder.
+func TestCallToolReportsToTheRecorder(t *testing.T) {
+	h := startHTTP(t, nil)
+	cl := newHTTPClient(t, h, nil, Options{})
+	rec := &toolRecorder{}
+	ctx := tap.With(ctxT(t), rec)
+	_, err := cl.CallTool(ctx, "echo", json.RawMessage(`{"message":"hi"}`))
+	require.NoError(t, err)
+	_, err = cl.CallTool(ctx, "not_allowed", nil)
+	require.Error(t, err)
+	require.Len(t, rec.tools, 1)
+	assert.Equal(t, tap.Tool{Server: "tester", Tool: "echo", Args: json.RawMessage(`{"message":"hi"}`), Text: "echo: hi"}, rec.tools[0])
 }
 
 func TestPolicyRefusesWithoutReachingTheServer(t *testing.T) {
