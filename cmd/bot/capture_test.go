@@ -482,3 +482,34 @@ func TestTruthOfVerdict(t *testing.T) {
 	assert.Empty(t, got.Bucket)
 	assert.Equal(t, "unknown", got.ErrorType)
 }
+
+// The planted-secrets corpus (40+ credentials in logs, span attributes,
+// exceptions, Kubernetes objects, commits, patches, source files and alert
+// annotations), investigated live and captured by its job id: no planted
+// value, nor a prefix of one, is in any file of the capture or on the
+// terminal. (The test's name avoids the word the planted values start
+// with: the output path, printed, holds it.)
+func TestCaptureOfTheSecretsCorpus(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, planted := loadPlantedSecrets(t)
+	_, jobID, _, _ := liveIncident(t, ctx, dir, "approved", nil)
+	out := filepath.Join(t.TempDir(), "captured")
+	stdout, stderr, err := runCaptureArgs(t, ctx, jobID, "--out", out)
+	require.NoError(t, err, stderr)
+	check := &leakCheck{planted: planted}
+	check.add("stdout", stdout)
+	check.add("stderr", stderr)
+	require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		check.add(strings.TrimPrefix(p, out+"/"), string(b))
+		return err
+	}))
+	for _, f := range []string{"traces.json", "logs.json", "k8s.json", "changes.json", "scenario.yaml"} {
+		require.Contains(t, check.outputs, f, "the capture holds %s", f)
+	}
+	check.assertNoLeak(t)
+}
