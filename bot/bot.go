@@ -90,6 +90,10 @@ type Options struct {
 	// (AUTOHEAL_ALLOWED_HOSTS: names, IPs, *.domain). The hosts of Env's
 	// URLs are always allowed.
 	AllowedHosts []string
+	// AllowedRepos are the repositories (owner/name, owner/*) a thread's
+	// `repo` may name (AUTOHEAL_ALLOWED_REPOS, by default the owners of the
+	// configured repositories); empty allows any.
+	AllowedRepos []string
 	// Resolver resolves host names for the address guard (default
 	// net.DefaultResolver; tests play DNS rebinding with it).
 	Resolver httpc.Resolver

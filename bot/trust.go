@@ -35,6 +35,7 @@ const (
 	refusedUnresolvable     = "unresolvable"
 	refusedCredentialsInURL = "credentials_in_url"
 	refusedNotAnAbsoluteURL = "invalid_url"
+	refusedRepoNotAllowed   = "repo_not_allowed"
 )
 
 // Outcomes and channels of a settings change in the audit log.
@@ -50,6 +51,7 @@ const (
 const (
 	adminsEnv       = "AUTOHEAL_ADMINS"
 	allowedHostsEnv = "AUTOHEAL_ALLOWED_HOSTS"
+	allowedReposEnv = "AUTOHEAL_ALLOWED_REPOS"
 )
 
 const maxRefusalHostLen = 100
@@ -59,9 +61,12 @@ type refusal struct {
 	Key, Reason, Message, Host string
 }
 
-// sensitive reports whether a key decides where the bot connects or with
-// which credentials.
-func sensitive(key string) bool { return config.IsURL(key) || config.IsBound(key) }
+// sensitive reports whether a key decides where the bot connects, with
+// which credentials, or what those credentials read (the repository).
+func sensitive(key string) bool { return config.IsURL(key) || config.IsBound(key) || key == repoKey }
+
+// repoKey is the repository setting (see repos.go).
+const repoKey = "repo"
 
 // vetSettings applies the trust boundary to settings user wants to save in
 // scope: it returns what may be saved and the refusals, each audited
@@ -115,6 +120,12 @@ func (b *Bot) vetSetting(ctx context.Context, scope sessions.Scope, key, value s
 			}
 			return refuse(refusedNotAdmin, "only AutoHeal admins ("+adminsEnv+") may change where the bot connects or its credentials for a whole channel; "+hint+", or ask an admin.")
 		}
+	}
+	if key == repoKey {
+		if scope.IsThread() && !repoAllowed(b.o.AllowedRepos, value) {
+			return refuse(refusedRepoNotAllowed, "a thread may only name a repository on "+allowedReposEnv+" (the deployment's GitHub credentials read it); an admin can set it for the whole channel with `/autoheal config`, or add it to the list.")
+		}
+		return nil
 	}
 	if !config.IsURL(key) {
 		return nil

@@ -457,3 +457,61 @@ func TestEnvHostsKeepTheirPort(t *testing.T) {
 		"k8s_mcp_url": "http://127.0.0.1:8081/mcp", "loki_url": "https://loki.example", "prometheus_url": "http://prom.example/", "repo": "a/b",
 	}))
 }
+
+// `repo` decides what the deployment's GitHub credentials read: a thread
+// may only name an allowed repository, a whole channel's repository is an
+// admin's to set, and every refusal names the key and is counted.
+func TestRepositoriesAThreadMayName(t *testing.T) {
+	metrics := &recordingMetrics{}
+	e, s := trustEnv(t, nil, func(o *Options) {
+		o.Metrics = metrics
+		o.AllowedRepos = OwnerPatterns("acme/astronomy-shop")
+	})
+	ctx := testCtx(t)
+	m, err := e.sim.MentionEvent(slacksim.MentionOptions{Channel: incidentChannel, User: oncall, Text: "repo: rival/secret-sauce\n" + mentionText(t, s)})
+	require.NoError(t, err)
+	reply := e.waitEphemeral(t, oncall, "Not saved")
+	assert.Contains(t, reply.Text, "repo: not saved: a thread may only name a repository on AUTOHEAL_ALLOWED_REPOS")
+	got, err := e.store.Get(ctx, sessions.ThreadScope(incidentChannel, m.ThreadTS))
+	require.NoError(t, err)
+	assert.Empty(t, got["repo"])
+	assert.Equal(t, 1, metrics.count("repo", refusedRepoNotAllowed))
+
+	// The same owner's other repository is fine in a thread.
+	from := len(e.sim.Ephemerals(incidentChannel, oncall))
+	_, err = e.sim.MentionEvent(slacksim.MentionOptions{Channel: incidentChannel, User: oncall, ThreadTS: m.ThreadTS, Text: "repo: acme/payments"})
+	require.NoError(t, err)
+	e.nextEphemeral(t, oncall, from, "Saved")
+	got, err = e.store.Get(ctx, sessions.ThreadScope(incidentChannel, m.ThreadTS))
+	require.NoError(t, err)
+	assert.Equal(t, "acme/payments", got["repo"])
+
+	// The channel's repository: admins only.
+	from = len(e.sim.Ephemerals(incidentChannel, oncall))
+	_, err = e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: oncall, Text: "config repo=rival/secret-sauce"})
+	require.NoError(t, err)
+	reply = e.nextEphemeral(t, oncall, from, "Not saved")
+	assert.Contains(t, reply.Text, "repo: not saved: only AutoHeal admins")
+	from = len(e.sim.Ephemerals(incidentChannel, approver))
+	_, err = e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: approver, Text: "config repo=rival/secret-sauce"})
+	require.NoError(t, err)
+	e.nextEphemeral(t, approver, from, "Saved")
+	got, err = e.store.Get(ctx, sessions.ChannelScope(incidentChannel))
+	require.NoError(t, err)
+	assert.Equal(t, "rival/secret-sauce", got["repo"], "an admin chose it for the channel")
+}
+
+func TestRepoPatterns(t *testing.T) {
+	ps, err := RepoPatterns("acme/*, Beta/Shop")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"acme/*", "beta/shop"}, ps)
+	for _, bad := range []string{"acme", "*/*", "a/b/c", "/x"} {
+		_, err := RepoPatterns(bad)
+		assert.Error(t, err, bad)
+	}
+	assert.True(t, repoAllowed(ps, "ACME/anything"))
+	assert.True(t, repoAllowed(ps, "beta/shop"))
+	assert.False(t, repoAllowed(ps, "beta/other"))
+	assert.True(t, repoAllowed(nil, "any/repo"), "nothing configured: nothing to restrict to")
+	assert.Equal(t, []string{"acme/*"}, OwnerPatterns("acme/shop", "", "nope"))
+}

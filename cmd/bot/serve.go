@@ -77,6 +77,9 @@ type serveEnv struct {
 	EncryptionKey                   []byte
 	Approvers                       remediate.Approvers
 	Admins                          access.List
+	// AllowedRepos is AUTOHEAL_ALLOWED_REPOS (empty: the owners of the
+	// configured repositories, see allowedRepos).
+	AllowedRepos []string
 	// AllowedHosts is AUTOHEAL_ALLOWED_HOSTS plus the hosts of the routing
 	// sessions' URLs (the operator's too); the bot adds the environment's.
 	AllowedHosts              []string
@@ -154,6 +157,9 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	}
 	if e.AllowedHosts, err = httpc.ParseHosts(get(allowedHostsEnv)); err != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", allowedHostsEnv, err))
+	}
+	if e.AllowedRepos, err = bot.RepoPatterns(get(allowedReposEnv)); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", allowedReposEnv, err))
 	}
 	e.MinBand = investigate.BandMedium
 	if v := get("AUTOHEAL_MIN_BAND"); v != "" {
@@ -267,10 +273,27 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 const (
 	adminsEnv       = "AUTOHEAL_ADMINS"
 	allowedHostsEnv = "AUTOHEAL_ALLOWED_HOSTS"
+	allowedReposEnv = "AUTOHEAL_ALLOWED_REPOS"
 )
 
 // routingHosts are the hosts of the URLs in the routing's session
 // settings: the operator set them, so thread settings may hold them.
+// allowedRepos are the repositories a thread may name: AUTOHEAL_ALLOWED_REPOS,
+// else the owners of the environment's repo and of the routes' sessions.
+func (e *serveEnv) allowedRepos() []string {
+	if len(e.AllowedRepos) > 0 {
+		return e.AllowedRepos
+	}
+	repos := []string{e.Settings["repo"]}
+	if e.Routing != nil {
+		repos = append(repos, e.Routing.Session["repo"])
+		for _, rt := range e.Routing.Routes {
+			repos = append(repos, rt.Session["repo"])
+		}
+	}
+	return bot.OwnerPatterns(repos...)
+}
+
 func routingHosts(r *alerts.Routing) []string {
 	if r == nil {
 		return nil
@@ -483,6 +506,7 @@ func wireBot(d botDeps) (*wiredBot, error) {
 		MinBand: e.MinBand, EventWorkers: e.EventWorkers, EngineDeadline: e.Deadline, DrainTimeout: e.DrainTimeout,
 		Now: d.Now, Logger: log, Metrics: reg, NoWorker: e.NoWorker,
 		Admins: e.Admins, AllowedHosts: append(slices.Clone(e.AllowedHosts), routingHosts(e.Routing)...),
+		AllowedRepos: e.allowedRepos(),
 	}
 	if d.Planner != nil {
 		bo.Investigator, bo.PlannerName = d.Planner, "LLM ("+d.Planner.Model()+")"
