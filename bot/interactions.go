@@ -241,6 +241,24 @@ func (b *Bot) saveDecision(ctx context.Context, jobID string, doc *resultDoc, ch
 	}
 }
 
+// answerDecided answers a click on an approved or rejected proposal (true)
+// and leaves the others to the caller (false).
+func (b *Bot) answerDecided(ctx context.Context, doc *resultDoc, v render.ActionValue, user string, log *slog.Logger) bool {
+	switch doc.Approval.State {
+	case render.ApprovalApproved:
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix is already approved."), "approve done")
+		if doc.PR != nil {
+			// A replica that died after the decision may not have linked it.
+			b.postPRLink(ctx, v.Channel, v.ThreadTS, *doc.PR, log)
+		}
+		return true
+	case render.ApprovalRejected:
+		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix was rejected; re-investigate to get a new proposal."), "approve rejected")
+		return true
+	}
+	return false
+}
+
 // approve opens the pull request of a result's fix.
 func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v render.ActionValue, log *slog.Logger) {
 	user := cb.User.ID
@@ -249,6 +267,11 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		return
 	}
 	if !b.authorize(ctx, user, "approve", v, log) {
+		return
+	}
+	// A decided proposal says so even while the click that decided it
+	// still holds the lock (re-rendering the result, linking the PR).
+	if doc, err := b.loadDoc(ctx, v.JobID); err == nil && b.answerDecided(ctx, doc, v, user, log) {
 		return
 	}
 	lock, err := b.o.Store.Lock(ctx, "approve:"+v.JobID, approveLockTTL)
@@ -269,22 +292,14 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; re-investigate before approving."), "approve expired")
 		return
 	}
-	switch doc.Approval.State {
-	case render.ApprovalApproved:
-		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix is already approved."), "approve done")
-		if doc.PR != nil {
-			// A replica that died after the decision may not have linked it.
-			b.postPRLink(ctx, v.Channel, v.ThreadTS, *doc.PR, log)
-		}
+	if b.answerDecided(ctx, doc, v, user, log) {
 		return
-	case render.ApprovalOpening:
+	}
+	if doc.Approval.State == render.ApprovalOpening {
 		// Nobody holds the approval lock, so the click that started opening
 		// the pull request died on the way: resume it (remediate finds what
 		// it did and finishes).
 		log.Info("approval left opening by an earlier click; resuming")
-	case render.ApprovalRejected:
-		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This fix was rejected; re-investigate to get a new proposal."), "approve rejected")
-		return
 	}
 	if view := approvalView(doc.Result, b.o.MinBand, true); !view.Eligible {
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(render.Escape(view.Note)), "approve ineligible")
