@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -119,7 +120,7 @@ func Start(t testing.TB) *Server {
 		if err == nil {
 			return s
 		}
-		if !errors.Is(err, errPortTaken) || attempt == 3 {
+		if !errors.Is(err, errPortTaken) || attempt == 5 {
 			t.Fatalf("jaeger: %v", err)
 		}
 		t.Logf("jaeger: %v; starting again on other ports", err)
@@ -282,14 +283,35 @@ func (s *Server) spanCount(ctx context.Context, id string) (int, error) {
 // Log is what the process printed so far.
 func (s *Server) Log() string { return s.log.String() }
 
+// Jaeger's ports are taken below the kernel's ephemeral range (32768 and
+// up on Linux), where every other test's listener (":0") and outgoing
+// connection lands: a port checked free there stays free until Jaeger binds
+// it, unless another Jaeger of the same run picked it (then Start retries).
+const (
+	portFloor = 20000
+	portSpan  = 12000
+)
+
+// freePort returns a port in [portFloor, portFloor+portSpan) that is free
+// for TCP and UDP (the Thrift receivers listen on UDP).
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
+	for range 200 {
+		p := portFloor + rand.IntN(portSpan)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
+		_ = l.Close()
+		if err != nil {
+			continue
+		}
+		_ = u.Close()
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("free port: none found in %d-%d", portFloor, portFloor+portSpan)
+	return 0
 }
 
 // problems are the last warning and error lines of Jaeger's log.
