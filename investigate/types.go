@@ -259,7 +259,23 @@ type ManifestEdit struct {
 	OldValue string `json:"old_value"`
 	NewValue string `json:"new_value"`
 	Reason   string `json:"reason,omitempty"`
+	// Op is how NewValue is written: "" replaces the scalar OldValue;
+	// EditAppend adds NewValue as an item of the sequence at Path (a verb
+	// to a Role's rule); EditAdd adds the key that ends Path, with the
+	// value NewValue, to the mapping that Line and the rest of Path name
+	// (requests an autoscaler needs, a key a ConfigMap lacks).
+	Op string `json:"op,omitempty"`
+	// Repo and Ref name the repository that deploys the workload when it is
+	// not the investigation's (a GitOps target); empty means the same.
+	Repo string `json:"repo,omitempty"`
+	Ref  string `json:"ref,omitempty"`
 }
+
+// Manifest edit operations (ManifestEdit.Op).
+const (
+	EditAppend = "append"
+	EditAdd    = "add"
+)
 
 // FlakeReport describes a non-deterministic failure.
 type FlakeReport struct {
@@ -336,6 +352,9 @@ type HealResult struct {
 	// decides. NeedsHumanReason says why in one line.
 	NeedsHuman       bool   `json:"needs_human,omitempty"`
 	NeedsHumanReason string `json:"needs_human_reason,omitempty"`
+	// Deploy is where the workload at fault is deployed from (GitOps
+	// target resolution), when Kubernetes state was read.
+	Deploy *DeployTarget `json:"deploy,omitempty"`
 }
 
 // ToolCalls is the number of tool calls the result is based on.

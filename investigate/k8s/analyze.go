@@ -18,7 +18,33 @@ type snapshot struct {
 	workloads []workloadObj
 	nodes     []node
 	budgets   []disruptionBudget
+
+	services    []service
+	endpoints   []endpoints
+	ingresses   []ingress
+	routes      []httpRoute
+	claims      []pvc
+	classes     []storageClass
+	autoscalers []hpa
+	policies    []networkPolicy
+	roles       []role
+	bindings    []roleBinding
+	quotas      []resourceQuota
+	limits      []limitRange
+	configMaps  []configMap
+	certs       []certificate
+	issuers     []issuer
+	gitops      []gitopsObject
+	// listed records the kinds that were read (an empty list of a kind
+	// that was not read proves nothing).
+	listed map[string]bool
+	// logs are the current logs read from running pods, by namespace/pod.
+	logs map[string][]string
+	now  time.Time
 }
+
+// has reports whether a kind was read.
+func (s *snapshot) has(kind string) bool { return s.listed[kind] }
 
 // observation is one piece of evidence before merging per workload and
 // signature.
@@ -239,6 +265,7 @@ func (a *analyzer) scanContainer(p *pod, wl string, cs containerStatus) {
 			if prev := a.previousImage(p, cs.Name); prev != "" && prev != at["image"] {
 				at["previous_image"] = prev
 			}
+			a.setField(at, p, cs.Name, "image", at["image"], at["previous_image"], w.Reason)
 			q := fmt.Sprintf("%s %s: image %s cannot be pulled", id, w.Reason, at["image"])
 			if d := a.pullDetail(p); d != "" {
 				q += " (" + d + ")"
@@ -303,6 +330,11 @@ func (a *analyzer) oom(p *pod, wl string, cs containerStatus, c *container, t *t
 	key := p.Metadata.Namespace + "/" + p.Metadata.Name
 	at := containerAttrs(p, &cs, c)
 	at["reason"], at["exit_code"] = "OOMKilled", fmt.Sprint(t.ExitCode)
+	limit := ""
+	if c != nil {
+		limit = c.Resources.Limits["memory"]
+	}
+	a.setField(at, p, cs.Name, "resources.limits.memory", limit, "", "OOMKilled")
 	first, last := parseTime(t.FinishedAt), parseTime(t.FinishedAt)
 	if b, ok := a.backoff[key]; ok && (first.IsZero() || b.Before(first)) {
 		first = b
@@ -637,7 +669,7 @@ func (a *analyzer) probeAttrs(at map[string]string, p *pod, kind, msg string) st
 		msgPort = m[1]
 	}
 	var best *container
-	var bestPort, bestPath string
+	var bestPort, bestPath, bestRaw, bestHandler string
 	for i := range p.Spec.Containers {
 		c := &p.Spec.Containers[i]
 		pr := c.ReadinessProbe
@@ -647,13 +679,13 @@ func (a *analyzer) probeAttrs(at map[string]string, p *pod, kind, msg string) st
 		case "startup":
 			pr = c.StartupProbe
 		}
-		port, path, _ := pr.target()
+		raw, path, handler := pr.target()
 		if pr == nil {
 			continue
 		}
-		port = c.portNamed(port)
+		port := c.portNamed(raw)
 		if best == nil || (msgPort != "" && port == msgPort) {
-			best, bestPort, bestPath = c, port, path
+			best, bestPort, bestPath, bestRaw, bestHandler = c, port, path, raw, handler
 		}
 	}
 	if best == nil {
@@ -672,6 +704,11 @@ func (a *analyzer) probeAttrs(at map[string]string, p *pod, kind, msg string) st
 	}
 	if bestPort != "" && len(ports) > 0 && !contains(ports, bestPort) {
 		at["probe_port_mismatch"] = "true"
+		want := ""
+		if len(ports) == 1 {
+			want = ports[0]
+		}
+		a.setField(at, p, best.Name, fmt.Sprintf("%sProbe.%s.port", kind, bestHandler), bestRaw, want, "ProbePortNotExposed")
 		return fmt.Sprintf("; the %s probe targets port %s but container %s listens on %s", kind, bestPort, best.Name, strings.Join(ports, ","))
 	}
 	return ""
@@ -1036,4 +1073,13 @@ func lastMatchingLine(text string, f investigate.Finding) string {
 		}
 	}
 	return f.Quote
+}
+
+// setField records, on an observation's attributes, the field of the pod's
+// workload that is at fault: sub is the path under the container.
+func (a *analyzer) setField(at map[string]string, p *pod, ctr, sub, value, want, reason string) {
+	w := a.controller(p)
+	r := refOfWorkload(w, containerPath(w, ctr)+"."+sub, value, reason)
+	r.Want = want
+	r.SetAttrs(at)
 }

@@ -202,7 +202,8 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 	}
 	return []investigate.ToolSpec{
 		spec(ToolWorkloadStatus, "Kubernetes state of workloads: pods not ready, restarts and termination reasons (OOMKilled with memory limits), image pull failures, missing Secret/ConfigMap keys, failing probes (probe port vs container ports), evictions and node pressure, scheduling failures, warning events, the image of the previous rollout, and the previous logs of crashed containers.",
-			map[string]any{"namespace": ns, "services": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads to report on (empty: all)"}}),
+			map[string]any{"namespace": ns, "services": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads to report on (empty: all)"},
+				"prefer": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads the incident names: their current logs are read first"}}),
 		spec(ToolPodsList, "List pods (name, phase, restarts, container states) in a namespace or in all namespaces.",
 			map[string]any{"namespace": ns, "labelSelector": prop("string", "label selector, e.g. app=cart"), "fieldSelector": prop("string", "field selector, e.g. status.phase!=Running")}),
 		spec(ToolPodsGet, "Get one pod as YAML (spec, status, container states).",
@@ -230,6 +231,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 	var a struct {
 		Namespace     string   `json:"namespace"`
 		Services      []string `json:"services"`
+		Prefer        []string `json:"prefer"`
 		Name          string   `json:"name"`
 		Container     string   `json:"container"`
 		Previous      bool     `json:"previous"`
@@ -247,7 +249,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 	}
 	switch tool {
 	case ToolWorkloadStatus:
-		return c.workloadStatus(ctx, a.Namespace, a.Services)
+		return c.workloadStatus(ctx, a.Namespace, a.Services, a.Prefer)
 	case ToolPodsList:
 		args := map[string]any{}
 		setIf(args, "labelSelector", a.LabelSelector)
@@ -413,15 +415,15 @@ func runAll(ctx context.Context, fns ...func()) {
 
 // workloadStatus reports findings about the workloads of a namespace, or of
 // the whole cluster when the namespace shows nothing wrong.
-func (c *Capability) workloadStatus(ctx context.Context, ns string, services []string) (*investigate.ToolResult, error) {
-	res, err := c.scan(ctx, ns, services)
+func (c *Capability) workloadStatus(ctx context.Context, ns string, services, prefer []string) (*investigate.ToolResult, error) {
+	res, err := c.scan(ctx, ns, services, prefer)
 	if err != nil || ns == "" || len(res.Findings) > 0 || ctx.Err() != nil {
 		return res, err
 	}
 	// Nothing is wrong in the namespace the trigger names: what fails may
 	// live elsewhere (a backend behind the gateway that alerted), so look
 	// at the whole cluster, as an SRE would.
-	wide, err := c.scan(ctx, "", services)
+	wide, err := c.scan(ctx, "", services, prefer)
 	if err != nil || len(wide.Findings) == 0 {
 		return res, nil
 	}
@@ -437,10 +439,14 @@ func (c *Capability) workloadStatus(ctx context.Context, ns string, services []s
 	return wide, nil
 }
 
-// scan reads pods, events, rollouts and nodes of a namespace (or of all
-// namespaces), then the previous logs of a few crashed containers.
-func (c *Capability) scan(ctx context.Context, ns string, services []string) (*investigate.ToolResult, error) {
-	snap := &snapshot{namespace: ns}
+// scan reads pods, events, rollouts, nodes and the objects the analyzers
+// read (Services, Ingresses, claims, autoscalers, policies, quotas...) of a
+// namespace (or of all namespaces), the previous logs of a few crashed
+// containers and the current logs of a few workloads, then, when the
+// evidence calls for them, RBAC objects, certificate issuers and the
+// GitOps objects that deploy the workloads at fault.
+func (c *Capability) scan(ctx context.Context, ns string, services, prefer []string) (*investigate.ToolResult, error) {
+	snap := &snapshot{namespace: ns, listed: map[string]bool{}, logs: map[string][]string{}}
 	var notes []string
 	var mu sync.Mutex
 	note := func(what string, err error) {
@@ -457,7 +463,8 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 		}
 		return extra
 	}
-	runAll(ctx,
+	var eventsRead bool
+	phase1 := []func(){
 		func() {
 			tool, args := "pods_list", map[string]any{}
 			if ns != "" {
@@ -484,6 +491,7 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 				raws, perr := parseObjects(text)
 				if perr == nil {
 					snap.events = decodeAll[event](raws)
+					eventsRead = true
 					return
 				}
 			}
@@ -499,6 +507,7 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 				return
 			}
 			snap.events = evs
+			eventsRead = true
 		},
 		func() { c.listInto(ctx, "apps/v1", "Deployment", ns, &snap.workloads, tables, &mu, note) },
 		func() { c.listInto(ctx, "apps/v1", "ReplicaSet", ns, &snap.workloads, tables, &mu, note) },
@@ -534,7 +543,11 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 				note("nodes", err)
 			}
 		},
-	)
+	}
+	for _, k := range analyzedKinds {
+		phase1 = append(phase1, func() { c.listKind(ctx, k, ns, snap, &mu, note) })
+	}
+	runAll(ctx, phase1...)
 	if podsErr != nil {
 		return nil, podsErr
 	}
@@ -579,10 +592,23 @@ func (c *Capability) scan(ctx context.Context, ns string, services []string) (*i
 	runAll(ctx, fns...)
 	for i, t := range targets {
 		an.scanLogs(t, logs[i])
+		if logs[i] != nil {
+			snap.logs[t.Namespace+"/"+t.Pod] = append(snap.logs[t.Namespace+"/"+t.Pod], logs[i]...)
+		}
 	}
+	c.readCurrentLogs(ctx, an, prefer, note)
 	an.scanEvents()
 	an.scanBudgets()
+	snap.listed["Pod"], snap.listed["Event"] = podTable == "", eventsRead
+	snap.now = latestTime(snap)
+	c.secondPhase(ctx, an, ns, note)
+	faults := an.runAnalyzers()
+	if len(faults) > 0 {
+		c.listGitOps(ctx, snap, &mu, note)
+	}
+	an.attachDeployTargets(faults)
 	findings, unattributed := an.findings(services)
+	findings = append(findings, an.faultFindings(faults, services)...)
 	sort.Strings(notes)
 	return &investigate.ToolResult{
 		Summary:  summary(snap, findings, targets, logs),

@@ -73,8 +73,9 @@ func (p *probe) target() (port, path, kind string) {
 }
 
 type keyRef struct {
-	Name string `json:"name"`
-	Key  string `json:"key"`
+	Name     string `json:"name"`
+	Key      string `json:"key"`
+	Optional *bool  `json:"optional"`
 }
 
 type envVar struct {
@@ -86,13 +87,14 @@ type envVar struct {
 	// Values are deliberately not decoded: they may hold secrets.
 }
 
+type nameRef struct {
+	Name     string `json:"name"`
+	Optional *bool  `json:"optional"`
+}
+
 type envFrom struct {
-	SecretRef *struct {
-		Name string `json:"name"`
-	} `json:"secretRef"`
-	ConfigMapRef *struct {
-		Name string `json:"name"`
-	} `json:"configMapRef"`
+	SecretRef    *nameRef `json:"secretRef"`
+	ConfigMapRef *nameRef `json:"configMapRef"`
 }
 
 type container struct {
@@ -101,6 +103,7 @@ type container struct {
 	Ports []struct {
 		ContainerPort int    `json:"containerPort"`
 		Name          string `json:"name"`
+		Protocol      string `json:"protocol"`
 	} `json:"ports"`
 	Env       []envVar  `json:"env"`
 	EnvFrom   []envFrom `json:"envFrom"`
@@ -167,19 +170,85 @@ type condition struct {
 	LastTransitionTime string `json:"lastTransitionTime"`
 }
 
+// podSpec is the part of a pod's spec the analyzers read (a pod's own, or
+// a controller's template).
+type podSpec struct {
+	NodeName           string            `json:"nodeName"`
+	ServiceAccountName string            `json:"serviceAccountName"`
+	ServiceAccount     string            `json:"serviceAccount"`
+	NodeSelector       map[string]string `json:"nodeSelector"`
+	Tolerations        []toleration      `json:"tolerations"`
+	Affinity           *struct {
+		NodeAffinity *struct {
+			Required *struct {
+				Terms []nodeSelectorTerm `json:"nodeSelectorTerms"`
+			} `json:"requiredDuringSchedulingIgnoredDuringExecution"`
+		} `json:"nodeAffinity"`
+	} `json:"affinity"`
+	Containers     []container `json:"containers"`
+	InitContainers []container `json:"initContainers"`
+	Volumes        []volume    `json:"volumes"`
+}
+
+// serviceAccount is the account the pods run as ("default" when unset).
+func (s *podSpec) serviceAccount() string {
+	if s.ServiceAccountName != "" {
+		return s.ServiceAccountName
+	}
+	if s.ServiceAccount != "" {
+		return s.ServiceAccount
+	}
+	return "default"
+}
+
+type toleration struct {
+	Key      string `json:"key"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+	Effect   string `json:"effect"`
+}
+
+type nodeSelectorTerm struct {
+	MatchExpressions []labelRequirement `json:"matchExpressions"`
+}
+
+type labelRequirement struct {
+	Key      string   `json:"key"`
+	Operator string   `json:"operator"`
+	Values   []string `json:"values"`
+}
+
+type volume struct {
+	Name                  string `json:"name"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `json:"claimName"`
+	} `json:"persistentVolumeClaim"`
+	ConfigMap *struct {
+		Name     string `json:"name"`
+		Optional *bool  `json:"optional"`
+		Items    []struct {
+			Key string `json:"key"`
+		} `json:"items"`
+	} `json:"configMap"`
+	Secret *struct {
+		SecretName string `json:"secretName"`
+		Optional   *bool  `json:"optional"`
+		Items      []struct {
+			Key string `json:"key"`
+		} `json:"items"`
+	} `json:"secret"`
+}
+
 type pod struct {
-	Metadata meta `json:"metadata"`
-	Spec     struct {
-		NodeName       string      `json:"nodeName"`
-		Containers     []container `json:"containers"`
-		InitContainers []container `json:"initContainers"`
-	} `json:"spec"`
-	Status struct {
+	Metadata meta    `json:"metadata"`
+	Spec     podSpec `json:"spec"`
+	Status   struct {
 		Phase                 string            `json:"phase"`
 		Reason                string            `json:"reason"`
 		Message               string            `json:"message"`
 		StartTime             string            `json:"startTime"`
 		QOSClass              string            `json:"qosClass"`
+		PodIP                 string            `json:"podIP"`
 		Conditions            []condition       `json:"conditions"`
 		ContainerStatuses     []containerStatus `json:"containerStatuses"`
 		InitContainerStatuses []containerStatus `json:"initContainerStatuses"`
@@ -274,18 +343,66 @@ func (e *event) times() (first, last time.Time, count int) {
 	return first, last, count
 }
 
-// workloadObj is a Deployment, ReplicaSet, StatefulSet, DaemonSet or Job.
+// podTemplate is a controller's pod template.
+type podTemplate struct {
+	Metadata meta    `json:"metadata"`
+	Spec     podSpec `json:"spec"`
+}
+
+// workloadObj is a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or
+// CronJob.
 type workloadObj struct {
 	Kind     string `json:"kind"`
 	Metadata meta   `json:"metadata"`
 	Spec     struct {
-		Replicas *int `json:"replicas"`
-		Template struct {
+		Replicas             *int          `json:"replicas"`
+		Selector             labelSelector `json:"selector"`
+		Template             podTemplate   `json:"template"`
+		ServiceName          string        `json:"serviceName"`
+		VolumeClaimTemplates []pvc         `json:"volumeClaimTemplates"`
+		// Jobs
+		BackoffLimit          *int `json:"backoffLimit"`
+		ActiveDeadlineSeconds *int `json:"activeDeadlineSeconds"`
+		// CronJobs
+		Schedule    string `json:"schedule"`
+		JobTemplate struct {
 			Spec struct {
-				Containers []container `json:"containers"`
+				BackoffLimit          *int        `json:"backoffLimit"`
+				ActiveDeadlineSeconds *int        `json:"activeDeadlineSeconds"`
+				Template              podTemplate `json:"template"`
 			} `json:"spec"`
-		} `json:"template"`
+		} `json:"jobTemplate"`
 	} `json:"spec"`
+	Status struct {
+		Replicas            int         `json:"replicas"`
+		ReadyReplicas       int         `json:"readyReplicas"`
+		AvailableReplicas   int         `json:"availableReplicas"`
+		UnavailableReplicas int         `json:"unavailableReplicas"`
+		Conditions          []condition `json:"conditions"`
+		Failed              int         `json:"failed"`
+		// DaemonSets
+		DesiredNumberScheduled int `json:"desiredNumberScheduled"`
+		NumberUnavailable      int `json:"numberUnavailable"`
+	} `json:"status"`
+}
+
+// template is the pod template of the workload (a CronJob's job's).
+func (w *workloadObj) template() *podTemplate {
+	if w.Kind == "CronJob" {
+		return &w.Spec.JobTemplate.Spec.Template
+	}
+	return &w.Spec.Template
+}
+
+// templatePath is the path of the pod spec in the workload's manifest.
+func (w *workloadObj) templatePath() string {
+	switch w.Kind {
+	case "CronJob":
+		return "spec.jobTemplate.spec.template.spec"
+	case "Pod":
+		return "spec"
+	}
+	return "spec.template.spec"
 }
 
 func (w *workloadObj) revision() int {
@@ -294,7 +411,7 @@ func (w *workloadObj) revision() int {
 }
 
 func (w *workloadObj) image(container string) string {
-	for _, c := range w.Spec.Template.Spec.Containers {
+	for _, c := range w.template().Spec.Containers {
 		if c.Name == container {
 			return c.Image
 		}
@@ -305,13 +422,16 @@ func (w *workloadObj) image(container string) string {
 type node struct {
 	Metadata meta `json:"metadata"`
 	Spec     struct {
-		Taints []struct {
+		Unschedulable bool `json:"unschedulable"`
+		Taints        []struct {
 			Key    string `json:"key"`
+			Value  string `json:"value"`
 			Effect string `json:"effect"`
 		} `json:"taints"`
 	} `json:"spec"`
 	Status struct {
-		Conditions []condition `json:"conditions"`
+		Conditions  []condition       `json:"conditions"`
+		Allocatable map[string]string `json:"allocatable"`
 	} `json:"status"`
 }
 

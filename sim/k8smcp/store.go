@@ -59,17 +59,36 @@ func newStore(list *scenario.K8sList) (*store, error) {
 
 func defaultAPIVersion(kind string) string {
 	switch kind {
-	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet":
+	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision":
 		return "apps/v1"
 	case "Job", "CronJob":
 		return "batch/v1"
+	case "Ingress", "IngressClass", "NetworkPolicy":
+		return "networking.k8s.io/v1"
+	case "HorizontalPodAutoscaler":
+		return "autoscaling/v2"
+	case "PodDisruptionBudget":
+		return "policy/v1"
+	case "StorageClass", "VolumeAttachment", "CSIDriver":
+		return "storage.k8s.io/v1"
+	case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
+		return "rbac.authorization.k8s.io/v1"
+	case "EndpointSlice":
+		return "discovery.k8s.io/v1"
+	case "PriorityClass":
+		return "scheduling.k8s.io/v1"
+	case "Certificate", "Issuer", "ClusterIssuer", "CertificateRequest":
+		return "cert-manager.io/v1"
+	case "Application", "AppProject":
+		return "argoproj.io/v1alpha1"
 	}
 	return "v1"
 }
 
 // clusterScoped kinds ignore the namespace argument.
 var clusterScoped = map[string]bool{"Node": true, "Namespace": true, "ClusterIssuer": true, "ClusterRole": true,
-	"ClusterRoleBinding": true, "PersistentVolume": true, "StorageClass": true, "CustomResourceDefinition": true}
+	"ClusterRoleBinding": true, "PersistentVolume": true, "StorageClass": true, "CustomResourceDefinition": true,
+	"IngressClass": true, "PriorityClass": true, "VolumeAttachment": true, "CSIDriver": true}
 
 // query selects objects.
 type query struct {
@@ -101,11 +120,19 @@ func (st *store) find(q query) []*object {
 	return out
 }
 
-// sameAPIVersion compares group/version, accepting the core group written
-// as "v1" or "core/v1".
+// sameAPIVersion compares the API groups of two group/versions, accepting
+// the core group written as "v1" or "core/v1": the API server serves an
+// object under every version of its group (an HPA written as
+// autoscaling/v1 is listed as autoscaling/v2 too).
 func sameAPIVersion(a, b string) bool {
-	norm := func(s string) string { return strings.TrimPrefix(s, "core/") }
-	return norm(a) == norm(b)
+	group := func(s string) string {
+		s = strings.TrimPrefix(s, "core/")
+		if g, _, ok := strings.Cut(s, "/"); ok {
+			return g
+		}
+		return ""
+	}
+	return group(a) == group(b)
 }
 
 func (st *store) namespaces() []string {
