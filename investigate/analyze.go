@@ -329,6 +329,9 @@ func (ev *evidence) candidates() []*candidate {
 			c := get(f.Service, f.ErrorType)
 			if infraSignal(f) {
 				c.infra++
+				if isFieldFault(f) && f.Attrs[AttrObserved] == "true" {
+					c.infra++ // the cluster's state names the field at fault, and showed it failing
+				}
 			}
 			add(c, f)
 		}

@@ -18,6 +18,9 @@ const quietAfterChange = 6 * time.Hour
 func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine int) Bucket {
 	c := h.c
 	sig := SignatureByID(c.Signature)
+	if c.hasFieldFault() {
+		return BucketInfrastructure // a field of the cluster's configuration is at fault
+	}
 	if _, _, _, ok := ev.contractBreak(c); ok {
 		return BucketCodeBug // consumers misread data since a producer changed the shared schema
 	}

@@ -153,6 +153,9 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 		if issue.Namespace != "" {
 			args["namespace"] = issue.Namespace
 		}
+		if len(prefer) > 0 {
+			args["prefer"] = prefer // whose logs to read first
+		}
 		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
 	}
 	return calls
@@ -239,10 +242,17 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
 			read(l.change.File, l.line)
 		}
-		if _, named := ev.namedConfigChange(h.c); !named && e.has("source_manifests") {
+		targets, deploy := fieldTargets(h.c)
+		if _, named := ev.namedConfigChange(h.c); (!named || len(targets) > 0) && e.has("source_manifests") {
 			args := map[string]any{"service": h.c.Service}
 			if keys := settingNames(h.c); len(keys) > 0 {
 				args["keys"] = keys
+			}
+			if len(targets) > 0 {
+				args["targets"] = targets // the fields Kubernetes analyzers name, to map onto the repository
+			}
+			if deploy != nil {
+				args["deploy"] = deploy
 			}
 			calls = append(calls, ToolCall{Tool: "source_manifests", Args: args})
 		}
@@ -398,7 +408,11 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		// and a probe on the wrong port are fixed where they are set,
 		// whatever change exposed them.
 		m := pickManifestField(ev, h)
+		fm := fieldManifest(ev, c)
+		_, namedChange := ev.namedConfigChange(c)
 		switch {
+		case fm != nil && (fm.Exact && fm.How != LocatedValueScan || !namedChange):
+			manifest = fm // the line that produces the field a Kubernetes analyzer names
 		case c.probeMismatch() && m != nil:
 			manifest = m
 		case m != nil && capacitySetting(c, m):
@@ -556,6 +570,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	}
 	res.RootCause = rc
 	res.Evidence = pickEvidence(c, ev, anchorPath, manifest, change, hasChange)
+	res.Deploy = deployTargetFor(ev, c, manifest)
 	res.Fix = e.buildFix(ev, h, rc, window, col, manifest)
 	res.Summary = summarize(rc)
 	verifyWith(ev, res)
@@ -1053,6 +1068,8 @@ var commonYAMLWord = map[string]bool{"value": true, "name": true, "image": true,
 // probe port) or the evidence names it (an env var or Secret key).
 func manifestExact(c *candidate, m *ManifestField) bool {
 	switch {
+	case m.Ref != nil:
+		return m.Exact && m.How != LocatedValueScan // located by the object and field, not by likeness
 	case c.ErrorType == ErrOOM && (m.Kind == FieldMemoryLimit):
 		return true
 	case c.Signature == "k8s-imagepull" && (m.Kind == FieldImage || m.Kind == FieldImageTag):

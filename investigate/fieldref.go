@@ -50,10 +50,32 @@ func (r FieldRef) SetAttrs(m map[string]string) {
 	setNonEmpty(m, AttrFaultReason, r.Reason)
 }
 
+// Attributes of an analyzer's fault: observed when the cluster showed it
+// failing (an event, a condition, a log line), not only its configuration;
+// capacity when it is a limit that binds under load.
+const (
+	AttrObserved = "observed"
+	AttrCapacity = "capacity"
+)
+
+// AttrAltPrefix prefixes the attributes of a second field that may be the
+// one at fault (the reference to a Secret key, when nothing in the
+// repository produces the Secret).
+const AttrAltPrefix = "alt_"
+
 // FieldRefOf reads the reference a finding carries.
 func FieldRefOf(attrs map[string]string) (FieldRef, bool) {
-	r := FieldRef{Kind: attrs[AttrObjectKind], Namespace: attrs[AttrObjectNamespace], Name: attrs[AttrObjectName],
-		Field: attrs[AttrFieldPath], Value: attrs[AttrFieldValue], Want: attrs[AttrFieldWant], Reason: attrs[AttrFaultReason]}
+	return fieldRefAt(attrs, "")
+}
+
+// AltFieldRefOf reads the second reference a finding carries, if any.
+func AltFieldRefOf(attrs map[string]string) (FieldRef, bool) {
+	return fieldRefAt(attrs, AttrAltPrefix)
+}
+
+func fieldRefAt(attrs map[string]string, p string) (FieldRef, bool) {
+	r := FieldRef{Kind: attrs[p+AttrObjectKind], Namespace: attrs[p+AttrObjectNamespace], Name: attrs[p+AttrObjectName],
+		Field: attrs[p+AttrFieldPath], Value: attrs[p+AttrFieldValue], Want: attrs[p+AttrFieldWant], Reason: attrs[p+AttrFaultReason]}
 	return r, r.Kind != "" && r.Name != "" && r.Field != ""
 }
 

@@ -274,6 +274,9 @@ func sampleInput(c *candidate) string {
 
 func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 	c := h.c
+	if fix, ok := fieldFix(c, m, deployTargetFor(ev, c, m)); ok {
+		return fix
+	}
 	fix := Fix{}
 	switch {
 	case rc.ErrorType == ErrConfig && (c.Signature == "dns" || c.Signature == "java-unknownhost") && rc.File != "":

@@ -34,6 +34,9 @@ const (
 	FieldPDBSelector   = "pdb_selector"  // PodDisruptionBudget spec.selector
 	FieldDNSNames      = "dns_names"     // cert-manager Certificate spec.dnsNames
 	FieldLivenessPath  = "liveness_path" // livenessProbe.httpGet.path
+	// FieldK8sRef is a field a Kubernetes analyzer named (FieldRef),
+	// located by LocateField wherever the repository produces it.
+	FieldK8sRef = "k8s_field"
 )
 
 var tlsKeyRE = regexp.MustCompile(`(?i)trust|ca[-_]?bundle|ca[-_]?certs?$|root[-_]?ca|certificates?$|^ca$|cacert|pinned|pinning`)
@@ -49,6 +52,12 @@ type ManifestField struct {
 	Name      string `json:"name,omitempty"` // env var name, secret name/key
 	Container string `json:"container,omitempty"`
 	Workload  string `json:"workload,omitempty"`
+	// For FieldK8sRef: the analyzer's reference, how the line was found,
+	// whether it sets the field itself, and the part of the path to add.
+	Ref     *FieldRef `json:"ref,omitempty"`
+	How     string    `json:"how,omitempty"`
+	Exact   bool      `json:"exact,omitempty"`
+	Missing string    `json:"missing,omitempty"`
 }
 
 // IsManifestPath reports whether a repository path looks like a deployment

@@ -225,7 +225,7 @@ func (l *Locator) generatorField(k kustomization, ref FieldRef, nameMatches func
 		if lk != nil {
 			line = lk.Line
 		}
-		return FieldLocation{File: k.file, Line: line, Path: "configMapGenerator[" + name + "].literals", How: LocatedGenerator}, true
+		return FieldLocation{File: k.file, Line: line, Path: "configMapGenerator[" + name + "].literals", How: LocatedGenerator, Missing: key}, true
 	}
 	return FieldLocation{}, false
 }

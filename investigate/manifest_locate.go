@@ -3,6 +3,7 @@ package investigate
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"path"
 	"regexp"
@@ -52,8 +53,11 @@ type FieldLocation struct {
 	// Exact: the line sets the field itself; false when it is the
 	// enclosing key where a missing field is to be added, or a line found
 	// by value likeness.
-	Exact bool   `json:"exact"`
-	Note  string `json:"note,omitempty"`
+	Exact bool `json:"exact"`
+	// Missing is the part of the path the file lacks, to be added under
+	// Line (requests.cpu under resources), when the location is not exact.
+	Missing string `json:"missing,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // maxLocateFiles bounds the files read for one repository.
@@ -180,6 +184,11 @@ func (l *Locator) Locate(ref FieldRef) (FieldLocation, bool) {
 			}
 			consider(fieldIn(p, doc, ref.Field, LocatedManifest))
 		}
+	}
+	// The producer of a Secret's or ConfigMap's key (an ExternalSecret, a
+	// SealedSecret, a key renamed next to the one asked for).
+	if (ref.Kind == "Secret" || ref.Kind == "ConfigMap") && strings.HasPrefix(ref.Field, "data.") {
+		consider(l.dataKey(ref))
 	}
 	// Kustomize overlays override what the base sets.
 	consider(l.kustomize(ref, best, found))
@@ -350,6 +359,7 @@ func fieldIn(file string, doc *yaml.Node, field, how string) (FieldLocation, boo
 	}
 	if !loc.Exact {
 		loc.Path = strings.Join(segs[:len(segs)-len(rest)], ".")
+		loc.Missing = strings.Join(rest, ".")
 	}
 	return loc, true
 }
@@ -432,4 +442,104 @@ func keyValue(line string) (string, string, bool) {
 		return "", "", false
 	}
 	return m[1], m[2], true
+}
+
+// dataKey locates a key of a Secret or ConfigMap in what produces it: the
+// object's own data, an ExternalSecret's data entries (secretKey) or a
+// SealedSecret's encryptedData. A key that is missing is located at a key
+// that looks like its rename (DB_PASSWORD and password), else at the map
+// where it is to be added.
+func (l *Locator) dataKey(ref FieldRef) (FieldLocation, bool) {
+	key := strings.TrimPrefix(ref.Field, "data.")
+	var best FieldLocation
+	found := false
+	for _, p := range l.paths {
+		if !isYAML(p) || isHelmTemplate(p) {
+			continue
+		}
+		for _, doc := range l.yamlDocs(p) {
+			kind := scalar(mapGet(doc, "kind"))
+			name := scalar(mapGet(mapGet(doc, "metadata"), "name"))
+			spec := mapGet(doc, "spec")
+			var keys []*yaml.Node // the key nodes the producer sets
+			var holder *yaml.Node // the node under which keys go
+			switch {
+			case kind == "ExternalSecret" && ref.Kind == "Secret":
+				if t := scalar(mapGet(mapGet(spec, "target"), "name")); t != "" {
+					name = t
+				}
+				k, v := mapGetKey(spec, "data")
+				holder = k
+				for _, it := range seqItems(v) {
+					if sk := mapGet(it, "secretKey"); sk != nil {
+						keys = append(keys, sk)
+					}
+				}
+			case kind == "SealedSecret" && ref.Kind == "Secret":
+				if t := scalar(mapGet(mapGet(mapGet(spec, "template"), "metadata"), "name")); t != "" {
+					name = t
+				}
+				k, v := mapGetKey(spec, "encryptedData")
+				holder = k
+				keys = mapKeys(v)
+			case kind == ref.Kind:
+				for _, field := range []string{"data", "stringData", "binaryData"} {
+					k, v := mapGetKey(doc, field)
+					if k != nil && holder == nil {
+						holder = k
+					}
+					keys = append(keys, mapKeys(v)...)
+				}
+			default:
+				continue
+			}
+			if name != ref.Name || holder == nil {
+				continue
+			}
+			loc := FieldLocation{File: p, Line: holder.Line, Path: holder.Value, How: LocatedManifest, Missing: key}
+			for _, k := range keys {
+				switch {
+				case k.Value == key:
+					loc = FieldLocation{File: p, Line: k.Line, Path: holder.Value, Value: k.Value, How: LocatedManifest, Exact: true}
+				case similarKey(k.Value, key) && !loc.Exact:
+					loc = FieldLocation{File: p, Line: k.Line, Path: holder.Value, Value: k.Value, How: LocatedManifest, Missing: key,
+						Note: fmt.Sprintf("the key is named %s here, not %s", k.Value, key)}
+				}
+			}
+			if !found || better(loc, best) || (loc.Value != "" && best.Value == "" && loc.Exact == best.Exact) {
+				best, found = loc, true
+			}
+		}
+	}
+	return best, found
+}
+
+// mapKeys lists the key nodes of a mapping.
+func mapKeys(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var out []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i])
+	}
+	return out
+}
+
+// similarKey reports whether two setting names look like one renamed: the
+// same letters (db.url, DB_URL) or the same last word (DB_PASSWORD,
+// password).
+func similarKey(a, b string) bool {
+	if a == b {
+		return false
+	}
+	sq := func(s string) string { return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(s)) }
+	last := func(s string) string {
+		s = strings.ToLower(s)
+		if i := strings.LastIndexAny(s, "_-."); i >= 0 {
+			return s[i+1:]
+		}
+		return s
+	}
+	return sq(a) == sq(b) || (len(last(a)) >= 3 && last(a) == last(b))
 }

@@ -40,10 +40,16 @@ func (s *Source) Tools() []investigate.ToolSpec {
 				"context": map[string]any{"type": "integer", "description": "lines before and after (default 12, max 40)"},
 			}, "file", "line")},
 		{Name: ToolManifests, Family: investigate.FamilySource,
-			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas.",
+			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas. With targets, locate Kubernetes fields (object kind, namespace, name and field path, as the Kubernetes analyzers name them) at the line that produces them: the manifest, the Kustomize patch/images/generator entry or the Helm value the template reads; deploy names the repository, ref, path and values files a GitOps object deploys from.",
 			Parameters: investigate.Schema(map[string]any{
 				"service": map[string]any{"type": "string"},
 				"keys":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "setting names the errors mention (max_client_conn, DATABASE_URL): their lines in the service's config files are returned too"},
+				"targets": map[string]any{"type": "array", "description": "Kubernetes fields to locate", "items": map[string]any{"type": "object", "properties": map[string]any{
+					"kind": map[string]any{"type": "string"}, "namespace": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"},
+					"field": map[string]any{"type": "string", "description": "e.g. spec.template.spec.containers[api].livenessProbe.httpGet.port"},
+					"value": map[string]any{"type": "string"}, "want": map[string]any{"type": "string"}, "reason": map[string]any{"type": "string"},
+					"service": map[string]any{"type": "string"}}, "required": []string{"kind", "name", "field"}}},
+				"deploy": map[string]any{"type": "object", "description": "GitOps target: source, object, repo_url, repo, ref, path, value_files"},
 			}, "service")},
 	}
 }
@@ -74,8 +80,10 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		return s.read(ctx, a.File, a.Line, a.Service, a.Context)
 	case ToolManifests:
 		var a struct {
-			Service string   `json:"service"`
-			Keys    []string `json:"keys"`
+			Service string                    `json:"service"`
+			Keys    []string                  `json:"keys"`
+			Targets []fieldTarget             `json:"targets"`
+			Deploy  *investigate.DeployTarget `json:"deploy"`
 		}
 		if err := investigate.DecodeArgs(args, &a); err != nil {
 			return nil, err
@@ -86,7 +94,27 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		if len(a.Keys) > 20 {
 			a.Keys = a.Keys[:20]
 		}
-		return s.manifests(ctx, a.Service, a.Keys)
+		res, err := s.manifests(ctx, a.Service, a.Keys)
+		if err != nil || len(a.Targets) == 0 {
+			return res, err
+		}
+		if len(a.Targets) > maxTargets {
+			a.Targets = a.Targets[:maxTargets]
+		}
+		var deploy investigate.DeployTarget
+		if a.Deploy != nil {
+			deploy = *a.Deploy
+		}
+		found, data, err := s.locate(ctx, a.Targets, deploy)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, found...)
+		res.Summary += fmt.Sprintf("; %d of %d Kubernetes fields located", len(found), len(a.Targets))
+		if d, ok := res.Data.(map[string]any); ok {
+			d["located"] = data
+		}
+		return res, nil
 	}
 	return nil, fmt.Errorf("%w: %s", investigate.ErrUnknownTool, tool)
 }

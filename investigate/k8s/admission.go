@@ -50,7 +50,7 @@ func admissionFaults(a *analyzer) []fault {
 		case quotaRE.MatchString(fc.msg):
 			m := quotaRE.FindStringSubmatch(fc.msg)
 			quota, res, requested, used, limited := m[1], m[2], m[3], m[4], m[5]
-			f.Signature = "quota-exceeded"
+			f.Signature, f.Capacity = "quota-exceeded", true
 			f.Ref.Kind, f.Ref.Namespace, f.Ref.Name = "ResourceQuota", w.Metadata.Namespace, quota
 			f.Ref.Field, f.Ref.Value, f.Ref.Reason = "spec.hard."+res, limited, "QuotaExceeded"
 			f.Message = fmt.Sprintf("ResourceQuota %s is used up: %s needs %s=%s more, %s of %s are used", quota, w.Metadata.Name, res, requested, used, limited)

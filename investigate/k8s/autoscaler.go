@@ -20,7 +20,7 @@ func autoscalerFaults(a *analyzer) []fault {
 		target := a.workloadNamed(ns, h.Spec.ScaleTargetRef.Name)
 		problem, when, count := a.hpaProblem(h)
 		switch {
-		case target == nil && a.snap.has(h.Spec.ScaleTargetRef.Kind) && h.Spec.ScaleTargetRef.Kind != "":
+		case target == nil && a.workloadsRead(ns, h.Spec.ScaleTargetRef.Kind):
 			f := fault{Workload: h.Spec.ScaleTargetRef.Name, Signature: "k8s-configerror", Time: when, Count: count, Evidence: problem}
 			f.Ref.Kind, f.Ref.Namespace, f.Ref.Name = "HorizontalPodAutoscaler", ns, name
 			f.Ref.Field, f.Ref.Value, f.Ref.Reason = "spec.scaleTargetRef.name", h.Spec.ScaleTargetRef.Name, "ScaleTargetNotFound"
@@ -47,7 +47,7 @@ func autoscalerFaults(a *analyzer) []fault {
 		}
 		for _, c := range h.Status.Conditions {
 			if c.Type == "ScalingLimited" && c.Status == "True" && c.Reason == "TooManyReplicas" && target != nil {
-				f := fault{Workload: target.Metadata.Name, Signature: "hpa-at-max", Time: parseTime(c.LastTransitionTime),
+				f := fault{Workload: target.Metadata.Name, Signature: "hpa-at-max", Time: parseTime(c.LastTransitionTime), Capacity: true,
 					Evidence: "ScalingLimited: " + c.Message}
 				f.Ref.Kind, f.Ref.Namespace, f.Ref.Name = "HorizontalPodAutoscaler", ns, name
 				f.Ref.Field, f.Ref.Value, f.Ref.Reason = "spec.maxReplicas", fmt.Sprint(h.Spec.MaxReplicas), "AtMaxReplicas"
@@ -114,4 +114,15 @@ func suggestedRequest(res string) string {
 		return "256Mi"
 	}
 	return "250m"
+}
+
+// workloadsRead reports whether workloads of a kind were read in a
+// namespace (one missing from an empty list proves nothing).
+func (a *analyzer) workloadsRead(ns, kind string) bool {
+	for _, w := range a.workloads() {
+		if w.Kind == kind && w.Metadata.Namespace == ns {
+			return true
+		}
+	}
+	return false
 }

@@ -36,7 +36,7 @@ func certificateFaults(a *analyzer) []fault {
 		if kind == "" {
 			kind = "Issuer"
 		}
-		if (a.snap.has("Issuer") || a.snap.has("ClusterIssuer")) && a.issuerNamed(kind, ns, c.Spec.IssuerRef.Name) == nil {
+		if len(a.snap.issuers) > 0 && a.issuerNamed(kind, ns, c.Spec.IssuerRef.Name) == nil {
 			f.Ref.Reason = "IssuerNotFound"
 			f.Ref.Want = a.similarIssuer(c.Spec.IssuerRef.Name)
 			f.Message = fmt.Sprintf("Certificate %s is not Ready: its issuer %s %s does not exist", c.Metadata.Name, kind, c.Spec.IssuerRef.Name)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/autoheal/autoheal/investigate"
 )
 
 // The config-refs analyzer follows the references a failing container
@@ -52,6 +54,17 @@ func configRefFaults(a *analyzer) []fault {
 			if site != "" {
 				f.Attrs = withAttr(f.Attrs, "reference", site)
 			}
+		case pr.kind == "Secret" && pr.key != "":
+			// Secret values are never read: the kubelet's message names the
+			// key, and whatever produces the Secret (a manifest, an
+			// ExternalSecret, a generator) is where it is missing.
+			f.Ref.Kind, f.Ref.Namespace, f.Ref.Name = "Secret", p.Metadata.Namespace, pr.name
+			f.Ref.Field, f.Ref.Want, f.Ref.Reason = "data."+pr.key, pr.key, "SecretKeyMissing"
+			f.Message = fmt.Sprintf("Secret %s has no key %s, which %s references", pr.name, pr.key, wl)
+			if site != "" {
+				f.Attrs = alternate(refOfWorkload(w, site, pr.key, "SecretRefUnresolved"))
+				f.Attrs["reference"] = site
+			}
 		case site != "":
 			f.Ref = refOfWorkload(w, site, pr.name, pr.kind+"RefUnresolved")
 			f.Container = ctr
@@ -73,6 +86,14 @@ func configRefFaults(a *analyzer) []fault {
 		out = append(out, f)
 	}
 	return out
+}
+
+// alternate records a second field that may be the one at fault (the
+// reference, when the referenced object's producer is not found).
+func alternate(r fieldRefT) map[string]string {
+	return map[string]string{investigate.AttrAltPrefix + investigate.AttrObjectKind: r.Kind, investigate.AttrAltPrefix + investigate.AttrObjectName: r.Name,
+		investigate.AttrAltPrefix + investigate.AttrObjectNamespace: r.Namespace, investigate.AttrAltPrefix + investigate.AttrFieldPath: r.Field,
+		investigate.AttrAltPrefix + investigate.AttrFieldValue: r.Value}
 }
 
 func withAttr(m map[string]string, k, v string) map[string]string {

@@ -31,6 +31,10 @@ type fault struct {
 	Container string
 	// Extra attributes (the peer a policy blocks, the verb refused...).
 	Attrs map[string]string
+	// Capacity marks a limit that binds under load (an autoscaler at its
+	// maximum, a quota used up): the load may come from elsewhere, so the
+	// field is a place to act, not proof of a misconfiguration.
+	Capacity bool
 }
 
 // finding turns the fault into a finding.
@@ -55,6 +59,12 @@ func (f fault) finding() (investigate.Finding, bool) {
 	}
 	if f.Evidence != "" {
 		at["evidence"] = investigate.Quote(f.Evidence, 300)
+	}
+	if !f.Time.IsZero() {
+		at[investigate.AttrObserved] = "true" // seen failing, not only read in the configuration
+	}
+	if f.Capacity {
+		at[investigate.AttrCapacity] = "true"
 	}
 	q := f.Message
 	if f.Evidence != "" && !strings.Contains(q, f.Evidence) {

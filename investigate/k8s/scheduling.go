@@ -51,11 +51,14 @@ func schedulingFaults(a *analyzer) []fault {
 			f.Container = ctr
 			f.Message = fmt.Sprintf("%s cannot be scheduled: no node has %s %s free for container %s's request", p.Metadata.Name, req, res, ctr)
 			if most, node := a.maxAllocatable(res); most > 0 {
-				if q, ok := parseQuantity(req); ok && q > most {
-					f.Message = fmt.Sprintf("%s cannot be scheduled: container %s requests %s %s, more than any node can offer (largest allocatable %s on %s)",
-						p.Metadata.Name, ctr, req, res, a.allocatable(node, res), node)
-					f.Attrs = map[string]string{"max_allocatable": a.allocatable(node, res)}
+				q, ok := parseQuantity(req)
+				if !ok || q <= most {
+					continue // the request fits a node: the cluster is full, no field is wrong
 				}
+				f.Ref.Want = a.allocatable(node, res)
+				f.Message = fmt.Sprintf("%s cannot be scheduled: container %s requests %s %s, more than any node can offer (largest allocatable %s on %s)",
+					p.Metadata.Name, ctr, req, res, a.allocatable(node, res), node)
+				f.Attrs = map[string]string{"max_allocatable": a.allocatable(node, res)}
 			}
 		case selectorMissRE.MatchString(msg) && selMissing:
 			key := selKey

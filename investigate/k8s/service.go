@@ -140,7 +140,7 @@ func ingressFaults(a *analyzer) []fault {
 		ing := &a.snap.ingresses[i]
 		ns := ing.Metadata.Namespace
 		check := func(b *ingressBackend, field string) {
-			if b == nil || b.Service == nil || !a.snap.has("Service") {
+			if b == nil || b.Service == nil || !a.servicesRead(ns) {
 				return
 			}
 			f := fault{Signature: "k8s-ingress-backend", Time: a.objectWarningTime("Ingress", ns, ing.Metadata.Name)}
@@ -192,12 +192,12 @@ func ingressFaults(a *analyzer) []fault {
 		ns := rt.Metadata.Namespace
 		for ri, r := range rt.Spec.Rules {
 			for bi, b := range r.BackendRefs {
-				if (b.Kind != "" && b.Kind != "Service") || !a.snap.has("Service") {
-					continue
-				}
 				bns := ns
 				if b.Namespace != "" {
 					bns = b.Namespace
+				}
+				if (b.Kind != "" && b.Kind != "Service") || !a.servicesRead(bns) {
+					continue
 				}
 				svc := a.serviceNamed(bns, b.Name)
 				field := fmt.Sprintf("spec.rules[%d].backendRefs[%d]", ri, bi)
@@ -276,4 +276,19 @@ func (a *analyzer) objectWarningTime(kind, ns, name string) time.Time {
 		}
 	}
 	return t
+}
+
+// servicesRead reports whether the Services of a namespace were read: a
+// Service missing from a list that holds none of the namespace's proves
+// nothing (the list may not have been readable there).
+func (a *analyzer) servicesRead(ns string) bool {
+	if !a.snap.has("Service") {
+		return false
+	}
+	for i := range a.snap.services {
+		if a.snap.services[i].Metadata.Namespace == ns {
+			return true
+		}
+	}
+	return false
 }

@@ -15,8 +15,8 @@ import (
 
 func storageFaults(a *analyzer) []fault {
 	var out []fault
-	if !a.snap.has("StorageClass") {
-		return nil
+	if !a.snap.has("StorageClass") || len(a.snap.classes) == 0 {
+		return nil // no class read: a missing one proves nothing
 	}
 	seen := map[string]bool{}
 	for i := range a.snap.claims {
