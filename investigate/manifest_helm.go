@@ -136,7 +136,9 @@ func (l *Locator) valuesFiles(tmpl string) []string {
 			overrides = append(overrides, p)
 		}
 	}
-	sort.SliceStable(overrides, func(i, j int) bool { return strings.Contains(overrides[i], "prod") && !strings.Contains(overrides[j], "prod") })
+	sort.SliceStable(overrides, func(i, j int) bool {
+		return strings.Contains(overrides[i], "prod") && !strings.Contains(overrides[j], "prod")
+	})
 	if len(overrides) > 0 && strings.Contains(overrides[0], "prod") {
 		out = append(out, overrides[0])
 	}

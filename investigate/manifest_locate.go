@@ -33,13 +33,13 @@ type RepoFiles interface {
 
 // How a location was found (FieldLocation.How).
 const (
-	LocatedManifest  = "manifest"           // the object's own manifest
-	LocatedPatch     = "kustomize-patch"    // a Kustomize patch overriding it
-	LocatedImages    = "kustomize-images"   // a Kustomize images entry
+	LocatedManifest  = "manifest"            // the object's own manifest
+	LocatedPatch     = "kustomize-patch"     // a Kustomize patch overriding it
+	LocatedImages    = "kustomize-images"    // a Kustomize images entry
 	LocatedGenerator = "kustomize-generator" // a configMapGenerator entry
-	LocatedReplicas  = "kustomize-replicas" // a Kustomize replicas entry
-	LocatedValues    = "helm-values"        // the values key a Helm template reads
-	LocatedValueScan = "value-search"       // a key holding the faulty value, by name likeness
+	LocatedReplicas  = "kustomize-replicas"  // a Kustomize replicas entry
+	LocatedValues    = "helm-values"         // the values key a Helm template reads
+	LocatedValueScan = "value-search"        // a key holding the faulty value, by name likeness
 )
 
 // FieldLocation is the line that produces a field.
@@ -533,7 +533,9 @@ func similarKey(a, b string) bool {
 	if a == b {
 		return false
 	}
-	sq := func(s string) string { return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(s)) }
+	sq := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(s))
+	}
 	last := func(s string) string {
 		s = strings.ToLower(s)
 		if i := strings.LastIndexAny(s, "_-."); i >= 0 {
