@@ -156,6 +156,7 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 		if len(prefer) > 0 {
 			args["prefer"] = prefer // whose logs to read first
 		}
+		args["end"] = rfc(issue.End)
 		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
 	}
 	return calls

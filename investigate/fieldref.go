@@ -182,3 +182,17 @@ func (d DeployTarget) String() string {
 	}
 	return strings.TrimSpace(b.String())
 }
+
+// Change says in a few words what a manifest edit does to its value.
+func (m ManifestEdit) Change() string {
+	switch m.Op {
+	case EditAppend:
+		if m.OldValue != "" {
+			return fmt.Sprintf("add %s to [%s]", m.NewValue, m.OldValue)
+		}
+		return "add " + m.NewValue
+	case EditAdd:
+		return "set " + m.NewValue + " (new)"
+	}
+	return m.OldValue + " -> " + m.NewValue
+}

@@ -21,6 +21,12 @@ func FormatText(r *HealResult) string {
 		}
 		b.WriteString("\n")
 	}
+	if d := r.Deploy; d != nil {
+		fmt.Fprintf(&b, "Deployed by  %s\n", d.String())
+		if d.Note != "" {
+			fmt.Fprintf(&b, "             (%s)\n", d.Note)
+		}
+	}
 	fmt.Fprintf(&b, "Class        %s / %s\n", bucketWord(rc.Bucket), strings.ReplaceAll(string(rc.ErrorType), "_", " "))
 	fmt.Fprintf(&b, "Confidence   %s (raw %.2f, claimed %s)\n             %s\n", rc.Band, rc.RawConfidence, rc.ClaimedBand, r.ConfidenceNote)
 	if r.NeedsHuman {
@@ -52,7 +58,7 @@ func FormatText(r *HealResult) string {
 	}
 	if r.Fix.ManifestEdit != nil {
 		m := r.Fix.ManifestEdit
-		fmt.Fprintf(&b, "  Manifest edit: %s:%d %s: %s -> %s\n", m.File, m.Line, m.Path, m.OldValue, m.NewValue)
+		fmt.Fprintf(&b, "  Manifest edit: %s:%d %s: %s\n", m.File, m.Line, m.Path, m.Change())
 	}
 	if r.Fix.Patch != nil {
 		b.WriteString("  Patch:\n")

@@ -243,6 +243,16 @@ func proposeCode(ctx context.Context, p *Proposal, res *investigate.HealResult, 
 func proposeManifest(ctx context.Context, p *Proposal, res *investigate.HealResult, rr RepoReader, opts ProposeOptions) error {
 	e := *res.Fix.ManifestEdit
 	e.File = cleanRepoPath(e.File)
+	if e.Repo != "" && !strings.EqualFold(e.Repo, p.Repo) {
+		// The workload is deployed from another repository (its GitOps
+		// target): the change goes there.
+		if _, _, err := splitRepo(e.Repo); err != nil {
+			p.Ineligible = fmt.Sprintf("The deploying repository %q is not owner/name, so no pull request can be opened.", e.Repo)
+			return nil
+		}
+		p.Repo, p.Ref = e.Repo, e.Ref
+		p.Notes = append(p.Notes, fmt.Sprintf("The change goes to %s, the repository that deploys %s.", e.Repo, firstNonEmpty(res.RootCause.Service, "the workload")))
+	}
 	p.Edit = &e
 	p.Explanation = e.Reason
 	if e.File == "" {

@@ -51,7 +51,9 @@ type located struct {
 	inFlow bool
 }
 
-// EditYAML changes one scalar value of a YAML manifest or Helm values file:
+// EditYAML changes one scalar value of a YAML manifest or Helm values file
+// (or, with edit.Op, appends an item to a list or adds a missing key; see
+// yamlinsert.go):
 // the one at edit.Line (1-based) whose path ends like edit.Path and whose
 // value is edit.OldValue. Only that scalar's bytes are replaced, so
 // comments, key order, quoting style, indentation, line endings, anchors and
@@ -63,6 +65,15 @@ type located struct {
 func EditYAML(content []byte, edit investigate.ManifestEdit) (YAMLEdit, error) {
 	if len(content) > maxYAMLBytes {
 		return YAMLEdit{}, fmt.Errorf("%w: file larger than %d bytes", ErrUnsupportedEdit, maxYAMLBytes)
+	}
+	switch edit.Op {
+	case "":
+	case investigate.EditAppend:
+		return appendYAML(content, edit)
+	case investigate.EditAdd:
+		return addYAML(content, edit)
+	default:
+		return YAMLEdit{}, fmt.Errorf("%w: unknown operation %q", ErrUnsupportedEdit, edit.Op)
 	}
 	oldValue, newValue := unquoteArg(edit.OldValue), unquoteArg(edit.NewValue)
 	if strings.ContainsAny(newValue, "\n\r") {

@@ -257,6 +257,9 @@ func resultFields(r *investigate.HealResult, o ResultOptions) []*slack.TextBlock
 	if rc.File != "" {
 		fs = append(fs, mrkdwn("*Location*\n"+sourceLink(r, o, rc.File, rc.Line, linkFieldMax-20)))
 	}
+	if d := r.Deploy; d != nil {
+		fs = append(fs, field("Deployed by", deployText(d)))
+	}
 	if rc.Function != "" {
 		fs = append(fs, field("Function", inlineCode(rc.Function, 100)))
 	}
@@ -522,6 +525,15 @@ func testInline(r *investigate.HealResult) bool {
 func manifestText(m *investigate.ManifestEdit) string {
 	loc := inlineCode(tailTrunc(location(oneLine(boundTail(m.File, 256)), m.Line), 90), 94)
 	change := fmt.Sprintf("%s: %s → %s", inlineCode(m.Path, 160), inlineCode(m.OldValue, manifestValueMax), inlineCode(m.NewValue, manifestValueMax))
+	switch m.Op {
+	case investigate.EditAppend:
+		change = fmt.Sprintf("%s: add %s", inlineCode(m.Path, 160), inlineCode(m.NewValue, manifestValueMax))
+	case investigate.EditAdd:
+		change = fmt.Sprintf("%s: set %s (new)", inlineCode(m.Path, 160), inlineCode(m.NewValue, manifestValueMax))
+	}
+	if m.Repo != "" {
+		change += " in " + inlineCode(m.Repo, 100)
+	}
 	s := "*Manifest change* " + loc + "\n" + change
 	if why := escLine(m.Reason, 300); why != "" {
 		s += "\n_" + why + "_"
@@ -789,6 +801,20 @@ func resultFallback(r *investigate.HealResult) string {
 		escLine(joinNonEmpty(" — ", r.Summary, rc.Description), 800))
 	if loc := location(oneLine(boundTail(rc.File, 256)), rc.Line); loc != "" {
 		s += " · " + Escape(tailTrunc(loc, 200))
+	}
+	return s
+}
+
+// deployText names where the workload is deployed from: the GitOps object
+// and its repository, or the configured repository with the reason.
+func deployText(d *investigate.DeployTarget) string {
+	s := escLine(d.String(), 160)
+	if d.Source == "configured" || d.Note != "" {
+		note := d.Note
+		if note == "" {
+			note = "no GitOps object resolved: the configured repository"
+		}
+		s += "\n_" + escLine(note, 200) + "_"
 	}
 	return s
 }

@@ -843,6 +843,27 @@ func (a *analyzer) scanLogs(t logTarget, lines []string) {
 	}
 }
 
+// klogTimeRE is the header of a klog line (client-go's): W0414 09:38:39.771752.
+var klogTimeRE = regexp.MustCompile(`^[IWEF](\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?)`)
+
+// logLineTime reads the time a log line starts with (RFC 3339-like, or a
+// klog header, whose year is the clock's), zero when it has none.
+func logLineTime(line string, now time.Time) time.Time {
+	if m := lineTimeRE.FindString(line); m != "" {
+		return parseLineTime(m)
+	}
+	if m := klogTimeRE.FindStringSubmatch(strings.TrimSpace(line)); m != nil && !now.IsZero() {
+		t, err := time.Parse("2006-01-02 15:04:05.999999999", fmt.Sprintf("%d-%s-%s %s", now.Year(), m[1], m[2], m[3]))
+		if err == nil {
+			if t.After(now.Add(24 * time.Hour)) {
+				t = t.AddDate(-1, 0, 0) // a line of last December read in January
+			}
+			return t
+		}
+	}
+	return time.Time{}
+}
+
 func parseLineTime(s string) time.Time {
 	s = strings.Replace(s, ",", ".", 1)
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05"} {

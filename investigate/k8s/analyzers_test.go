@@ -222,6 +222,7 @@ func TestRBACAnalyzer(t *testing.T) {
 	assert.Equal(t, investigate.FieldRef{Kind: "Role", Namespace: "batch", Name: "scheduler", Field: "rules[0].verbs", Value: "get,watch", Want: "list", Reason: "VerbNotAllowed"}, f.Ref)
 	assert.Equal(t, 2, f.Count)
 	assert.Equal(t, "batch/scheduler", f.Attrs["service_account"])
+	assert.Equal(t, mustTime("2026-03-02T09:21:44.11821Z"), f.Time, "a klog line's time, the year from the clock")
 
 	// No refusal, nothing to say about the roles.
 	assert.Empty(t, rbacFaults(loadCluster(t, "rbac", nil)))

@@ -203,7 +203,8 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 	return []investigate.ToolSpec{
 		spec(ToolWorkloadStatus, "Kubernetes state of workloads: pods not ready, restarts and termination reasons (OOMKilled with memory limits), image pull failures, missing Secret/ConfigMap keys, failing probes (probe port vs container ports), evictions and node pressure, scheduling failures, warning events, the image of the previous rollout, and the previous logs of crashed containers.",
 			map[string]any{"namespace": ns, "services": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads to report on (empty: all)"},
-				"prefer": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads the incident names: their current logs are read first"}}),
+				"prefer": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads the incident names: their current logs are read first"},
+				"end": prop("string", "the investigation's clock (RFC 3339): dates log lines that carry no year")}),
 		spec(ToolPodsList, "List pods (name, phase, restarts, container states) in a namespace or in all namespaces.",
 			map[string]any{"namespace": ns, "labelSelector": prop("string", "label selector, e.g. app=cart"), "fieldSelector": prop("string", "field selector, e.g. status.phase!=Running")}),
 		spec(ToolPodsGet, "Get one pod as YAML (spec, status, container states).",
@@ -232,6 +233,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		Namespace     string   `json:"namespace"`
 		Services      []string `json:"services"`
 		Prefer        []string `json:"prefer"`
+		End           string   `json:"end"`
 		Name          string   `json:"name"`
 		Container     string   `json:"container"`
 		Previous      bool     `json:"previous"`
@@ -249,7 +251,11 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 	}
 	switch tool {
 	case ToolWorkloadStatus:
-		return c.workloadStatus(ctx, a.Namespace, a.Services, a.Prefer)
+		end, err := investigate.ParseTime(a.End)
+		if err != nil {
+			return nil, investigate.NewToolError(investigate.ErrKindInvalidArgs, "end", err)
+		}
+		return c.workloadStatus(ctx, scanOptions{ns: a.Namespace, services: a.Services, prefer: a.Prefer, now: end.UTC()})
 	case ToolPodsList:
 		args := map[string]any{}
 		setIf(args, "labelSelector", a.LabelSelector)
@@ -415,15 +421,17 @@ func runAll(ctx context.Context, fns ...func()) {
 
 // workloadStatus reports findings about the workloads of a namespace, or of
 // the whole cluster when the namespace shows nothing wrong.
-func (c *Capability) workloadStatus(ctx context.Context, ns string, services, prefer []string) (*investigate.ToolResult, error) {
-	res, err := c.scan(ctx, ns, services, prefer)
+func (c *Capability) workloadStatus(ctx context.Context, o scanOptions) (*investigate.ToolResult, error) {
+	ns := o.ns
+	res, err := c.scan(ctx, o)
 	if err != nil || ns == "" || len(res.Findings) > 0 || ctx.Err() != nil {
 		return res, err
 	}
 	// Nothing is wrong in the namespace the trigger names: what fails may
 	// live elsewhere (a backend behind the gateway that alerted), so look
 	// at the whole cluster, as an SRE would.
-	wide, err := c.scan(ctx, "", services, prefer)
+	o.ns = ""
+	wide, err := c.scan(ctx, o)
 	if err != nil || len(wide.Findings) == 0 {
 		return res, nil
 	}
@@ -445,7 +453,8 @@ func (c *Capability) workloadStatus(ctx context.Context, ns string, services, pr
 // containers and the current logs of a few workloads, then, when the
 // evidence calls for them, RBAC objects, certificate issuers and the
 // GitOps objects that deploy the workloads at fault.
-func (c *Capability) scan(ctx context.Context, ns string, services, prefer []string) (*investigate.ToolResult, error) {
+func (c *Capability) scan(ctx context.Context, o scanOptions) (*investigate.ToolResult, error) {
+	ns, services, prefer := o.ns, o.services, o.prefer
 	snap := &snapshot{namespace: ns, listed: map[string]bool{}, logs: map[string][]string{}}
 	var notes []string
 	var mu sync.Mutex
@@ -600,7 +609,10 @@ func (c *Capability) scan(ctx context.Context, ns string, services, prefer []str
 	an.scanEvents()
 	an.scanBudgets()
 	snap.listed["Pod"], snap.listed["Event"] = podTable == "", eventsRead
-	snap.now = latestTime(snap)
+	snap.now = o.now
+	if snap.now.IsZero() {
+		snap.now = latestTime(snap)
+	}
 	c.secondPhase(ctx, an, ns, note)
 	faults := an.runAnalyzers()
 	if len(faults) > 0 {

@@ -131,11 +131,7 @@ func (a *analyzer) failedFlows() []flow {
 				continue
 			}
 			by[id] = len(out)
-			when := time.Time{}
-			if m := lineTimeRE.FindString(line); m != "" {
-				when = parseLineTime(m)
-			}
-			out = append(out, flow{src: src, dst: dst, port: target, service: svc, line: line, when: when, count: 1})
+			out = append(out, flow{src: src, dst: dst, port: target, service: svc, line: line, when: logLineTime(line, a.snap.now), count: 1})
 		}
 	}
 	return out

@@ -11,6 +11,14 @@ import (
 	"github.com/autoheal/autoheal/investigate"
 )
 
+// scanOptions are the arguments of one scan.
+type scanOptions struct {
+	ns       string
+	services []string // report on these workloads only (empty: all)
+	prefer   []string // read these workloads' logs first
+	now      time.Time
+}
+
 // kindSpec is a kind the analyzers read through resources_list.
 type kindSpec struct {
 	api, kind string

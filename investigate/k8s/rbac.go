@@ -68,11 +68,7 @@ func (a *analyzer) forbiddens() []forbidden {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, l := range a.snap.logs[k] {
-			var when time.Time
-			if m := lineTimeRE.FindString(l); m != "" {
-				when = parseLineTime(m)
-			}
-			addText(l, a.pods[k], when, 1)
+			addText(l, a.pods[k], logLineTime(l, a.snap.now), 1)
 		}
 	}
 	return out

@@ -497,6 +497,43 @@ class K8s:
         self.items.append(obj)
         return obj
 
+    def obj(self, api: str, kind: str, name: str, ns: str | None, created: dt.datetime, labels: dict | None = None,
+            annotations: dict | None = None, **body) -> dict:
+        """Any object: apiVersion, kind and metadata, then body's top-level fields (spec, status, rules...)."""
+        o = {"apiVersion": api, "kind": kind, "metadata": self.meta(name, ns, created, labels, annotations)}
+        o.update(body)
+        self.items.append(o)
+        return o
+
+    def service(self, name: str, ns: str, selector: dict, ports: list[tuple], created: dt.datetime,
+                cluster_ip: str | None = None, labels: dict | None = None, annotations: dict | None = None) -> dict:
+        """ports: (name, port, targetPort)."""
+        ip = cluster_ip or f"10.96.{self.sc.rng.randint(1, 250)}.{self.sc.rng.randint(2, 250)}"
+        return self.obj("v1", "Service", name, ns, created, labels, annotations,
+                        spec={"type": "ClusterIP", "clusterIP": ip, "clusterIPs": [ip], "selector": selector,
+                              "ports": [{"name": n, "port": p, "targetPort": t, "protocol": "TCP"} for n, p, t in ports],
+                              "sessionAffinity": "None", "internalTrafficPolicy": "Cluster", "ipFamilies": ["IPv4"]},
+                        status={"loadBalancer": {}})
+
+    def endpoints(self, name: str, ns: str, created: dt.datetime, pods: list[tuple] | None = None,
+                  ports: list[tuple] | None = None) -> dict:
+        """pods: (ip, pod name, ready); ports: (name, port)."""
+        subsets = []
+        if pods:
+            ready = [{"ip": ip, "targetRef": {"kind": "Pod", "name": n, "namespace": ns}} for ip, n, r in pods if r]
+            notready = [{"ip": ip, "targetRef": {"kind": "Pod", "name": n, "namespace": ns}} for ip, n, r in pods if not r]
+            sub = {"ports": [{"name": n, "port": p, "protocol": "TCP"} for n, p in (ports or [])]}
+            if ready:
+                sub["addresses"] = ready
+            if notready:
+                sub["notReadyAddresses"] = notready
+            subsets.append(sub)
+        o = {"apiVersion": "v1", "kind": "Endpoints", "metadata": self.meta(name, ns, created)}
+        if subsets:
+            o["subsets"] = subsets
+        self.items.append(o)
+        return o
+
     def body(self) -> dict:
         return {"apiVersion": "v1", "kind": "List", "items": self.items, "metadata": {"resourceVersion": ""}}
 
@@ -938,3 +975,12 @@ def http_chain(sc: "Scenario", t: dt.datetime, hops: list[dict], fail: dict | No
         parent = s
         cur = off + 300
     return tr, spans
+
+
+def decoy_errors(sc: "Scenario", svc: Svc, start: dt.datetime, end: dt.datetime, n: int, lines: list[str],
+                 labels=None, level: str = "error"):
+    """A louder failure elsewhere: n error lines of another service, spread over the window."""
+    for t in sc.times(start, end, n):
+        p = svc.pod()
+        lab = labels(svc.name, p, level) if labels else {"service_name": svc.name, "namespace": svc.ns, "pod": p, "level": level}
+        sc.log(lab, t, sc.rng.choice(lines).replace("{t}", iso(t, 3)))
