@@ -204,7 +204,7 @@ func (c *Capability) Tools() []investigate.ToolSpec {
 		spec(ToolWorkloadStatus, "Kubernetes state of workloads: pods not ready, restarts and termination reasons (OOMKilled with memory limits), image pull failures, missing Secret/ConfigMap keys, failing probes (probe port vs container ports), evictions and node pressure, scheduling failures, warning events, the image of the previous rollout, and the previous logs of crashed containers.",
 			map[string]any{"namespace": ns, "services": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads to report on (empty: all)"},
 				"prefer": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "workloads the incident names: their current logs are read first"},
-				"end": prop("string", "the investigation's clock (RFC 3339): dates log lines that carry no year")}),
+				"end":    prop("string", "the investigation's clock (RFC 3339): dates log lines that carry no year")}),
 		spec(ToolPodsList, "List pods (name, phase, restarts, container states) in a namespace or in all namespaces.",
 			map[string]any{"namespace": ns, "labelSelector": prop("string", "label selector, e.g. app=cart"), "fieldSelector": prop("string", "field selector, e.g. status.phase!=Running")}),
 		spec(ToolPodsGet, "Get one pod as YAML (spec, status, container states).",
