@@ -2,6 +2,7 @@ package k8smcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"regexp"
 	"strings"
@@ -277,4 +278,23 @@ func TestHumanDuration(t *testing.T) {
 	} {
 		assert.Equal(t, want, humanDuration(d))
 	}
+}
+
+func TestObjectsListedUnderEveryVersionOfTheirGroup(t *testing.T) {
+	list := `{"apiVersion":"v1","kind":"List","items":[
+	 {"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"web","namespace":"shop"},"spec":{"maxReplicas":4}},
+	 {"kind":"Ingress","metadata":{"name":"public","namespace":"shop"},"spec":{}}]}`
+	var k scenario.K8sList
+	require.NoError(t, json.Unmarshal([]byte(list), &k))
+	cs := httpClient(t, &scenario.Scenario{Name: "versions", K8s: &k}, Options{})
+
+	text, isErr := call(t, cs, "resources_list", map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "namespace": "shop"})
+	require.False(t, isErr, text)
+	assert.Contains(t, text, "name: web", "an autoscaling/v1 object is served as autoscaling/v2 too")
+
+	text, _ = call(t, cs, "resources_list", map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "namespace": "shop"})
+	assert.Contains(t, text, "name: public", "a kind without apiVersion takes its group's")
+
+	text, _ = call(t, cs, "resources_list", map[string]any{"apiVersion": "apps/v1", "kind": "HorizontalPodAutoscaler", "namespace": "shop"})
+	assert.NotContains(t, text, "name: web", "another group is another resource")
 }
