@@ -284,11 +284,13 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	c := h.c
 	rc := RootCause{Service: c.Service, ErrorType: c.ErrorType, Function: ""}
 	// Source windows read in the second round, by path.
-	reads := map[string]Finding{}
+	// Every window read, by file (a file may be read at several lines; which
+	// one answers depends on the line asked, not on the receipts' order).
+	reads := map[string][]Finding{}
 	var frameRead *Finding
 	for _, f := range ev.findings {
 		if f.Kind == KindSourceAnchor {
-			reads[f.File] = f
+			reads[f.File] = append(reads[f.File], f)
 			if h.anchor != nil && f.Attrs["requested"] == PathHint(*h.anchor) && f.Line == h.anchor.Line {
 				g := f
 				frameRead = &g
@@ -434,15 +436,27 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	}
 	sourceRead := false
 	nearby := false
+	// nearestRead is the window of file read closest to line.
+	nearestRead := func(file string, line int) (Finding, bool) {
+		var best Finding
+		ok := false
+		for _, f := range reads[file] {
+			if !ok || abs(f.Line-line) < abs(best.Line-line) {
+				best, ok = f, true
+			}
+		}
+		return best, ok
+	}
 	readAt := func(file string, line int) bool {
-		f, ok := reads[file]
+		f, ok := nearestRead(file, line)
 		return ok && abs(f.Line-line) <= 3
 	}
 	switch {
 	case hasLeak:
 		rc.File, rc.Line = leak.change.File, leak.line
 		sourceRead = readAt(rc.File, rc.Line)
-		window = windowLines(reads[rc.File].Attrs["window"])
+		near, _ := nearestRead(rc.File, rc.Line)
+		window = windowLines(near.Attrs["window"])
 		if !windowHas(window, leak.line) {
 			window = []string{fmt.Sprintf("> %d  %s", leak.line, leak.text)} // the changed line itself
 		}
@@ -847,7 +861,10 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 	if c.traceOrigins > 0 {
 		fmt.Fprintf(&b, " %d failing traces originate here.", c.traceOrigins)
 	}
-	if m != nil {
+	switch {
+	case m != nil && m.Ref != nil && !m.Exact && m.Missing != "":
+		fmt.Fprintf(&b, " %s is not set: it belongs under %s (%s:%d).", m.Missing, m.Path, m.File, m.Line)
+	case m != nil:
 		fmt.Fprintf(&b, " The deployed setting %s is %s (%s:%d).", m.Path, m.Value, m.File, m.Line)
 	}
 	if changeExact {

@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -56,11 +57,10 @@ func fieldTargets(c *candidate) ([]map[string]any, map[string]any) {
 			continue // a field of another workload (a victim's) says nothing of this one's
 		}
 		seen[ref.Key()] = true
-		prio := 1
-		if isFieldFault(f) {
-			prio = 0
+		if !isFieldFault(f) {
+			continue // a pod state's field (image, memory limit, probe) is located by the service's own lookup
 		}
-		ts = append(ts, tgt{ref, prio, f.Count})
+		ts = append(ts, tgt{ref, 0, f.Count})
 		if alt, ok := AltFieldRefOf(f.Attrs); ok && !seen[alt.Key()] {
 			seen[alt.Key()] = true
 			ts = append(ts, tgt{alt, 2, f.Count})
@@ -107,8 +107,10 @@ func fieldManifest(ev *evidence, c *candidate) *ManifestField {
 			continue
 		}
 		if ref, ok := FieldRefOf(f.Attrs); ok {
-			if cur, seen := located[ref.Key()]; !seen || (f.Attrs["exact"] == "true" && cur.Attrs["exact"] != "true") {
-				located[ref.Key()] = f
+			for _, k := range []string{ref.Key(), looseKey(ref)} {
+				if cur, seen := located[k]; !seen || (f.Attrs["exact"] == "true" && cur.Attrs["exact"] != "true") {
+					located[k] = f
+				}
 			}
 		}
 	}
@@ -133,6 +135,9 @@ func fieldManifest(ev *evidence, c *candidate) *ManifestField {
 			continue
 		}
 		m, ok := located[ref.Key()]
+		if !ok {
+			m, ok = located[looseKey(ref)]
+		}
 		if alt, isAlt := AltFieldRefOf(f.Attrs); isAlt {
 			if am, altOK := located[alt.Key()]; altOK && (!ok || ev.referenceAtFault(m, am)) {
 				m, ref, ok = am, alt, true
@@ -304,4 +309,17 @@ func (ev *evidence) changedFile(file string) bool {
 		}
 	}
 	return false
+}
+
+// containerSelRE is the selector of a container in a field path.
+var containerSelRE = regexp.MustCompile(`(containers|initContainers)\[[^\]]*\]`)
+
+// looseKey identifies a field of a workload whatever its kind, namespace
+// and container (a service's standard fields are looked up by its name).
+func looseKey(r FieldRef) string {
+	kind := r.Kind
+	if workloadKinds[kind] {
+		kind = "workload"
+	}
+	return strings.Join([]string{"~", kind, r.Name, containerSelRE.ReplaceAllString(r.Field, "$1[]")}, "|")
 }

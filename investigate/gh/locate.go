@@ -25,6 +25,19 @@ type fieldTarget struct {
 // maxTargets bounds the fields located in one call.
 const maxTargets = 8
 
+// standardTargets are the fields of a service's workload that pod states
+// put at fault (an image that cannot be pulled, a memory limit that kills,
+// a probe on the wrong port), for the workload and container named like
+// the service.
+func standardTargets(service string) []fieldTarget {
+	c := "spec.template.spec.containers[" + service + "]."
+	var out []fieldTarget
+	for _, f := range []string{"image", "resources.limits.memory", "livenessProbe.httpGet.port", "readinessProbe.httpGet.port"} {
+		out = append(out, fieldTarget{FieldRef: investigate.FieldRef{Kind: "Deployment", Name: service, Field: c + f}, Service: service})
+	}
+	return out
+}
+
 // repoFiles adapts a repository to investigate.RepoFiles for one call.
 type repoFiles struct {
 	ctx   context.Context
@@ -112,12 +125,10 @@ func (s *Source) locate(ctx context.Context, targets []fieldTarget, deploy inves
 	var views []map[string]any
 	for _, t := range targets {
 		l, ok := loc.Locate(t.FieldRef)
-		view := map[string]any{"object": t.Object(), "field": t.Field}
 		if !ok {
-			view["found"] = false
-			views = append(views, view)
 			continue
 		}
+		view := map[string]any{"object": t.Object(), "field": t.Field}
 		at := map[string]string{"field": investigate.FieldK8sRef, "path": l.Path, "value": l.Value, "mapped_by": l.How, "exact": fmt.Sprint(l.Exact)}
 		if l.Missing != "" {
 			at["missing"] = l.Missing
@@ -130,10 +141,10 @@ func (s *Source) locate(ctx context.Context, targets []fieldTarget, deploy inves
 		}
 		findings = append(findings, investigate.Finding{Kind: investigate.KindManifest, Family: investigate.FamilySource, Service: t.Service,
 			File: l.File, Line: l.Line, Count: 1, Quote: investigate.Quote(q, 240), Attrs: at})
-		view["file"], view["line"], view["path"], view["how"], view["exact"] = l.File, l.Line, l.Path, l.How, l.Exact
+		view["at"], view["exact"] = fmt.Sprintf("%s:%d", l.File, l.Line), l.Exact
 		views = append(views, view)
 	}
-	data := map[string]any{"repo": used.Repo, "fields": views, "files_read": loc.ReadCount()}
+	data := map[string]any{"repo": used.Repo, "fields": views}
 	if used.Note != "" {
 		data["note"] = used.Note
 	}

@@ -40,16 +40,12 @@ func (s *Source) Tools() []investigate.ToolSpec {
 				"context": map[string]any{"type": "integer", "description": "lines before and after (default 12, max 40)"},
 			}, "file", "line")},
 		{Name: ToolManifests, Family: investigate.FamilySource,
-			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas. With targets, locate Kubernetes fields (object kind, namespace, name and field path, as the Kubernetes analyzers name them) at the line that produces them: the manifest, the Kustomize patch/images/generator entry or the Helm value the template reads; deploy names the repository, ref, path and values files a GitOps object deploys from.",
+			Description: "Find the deployment manifests / Helm values of a service by file name and return its settings with file:line: memory and CPU limits, image, env, probes, ports, replicas. targets: Kubernetes fields to locate where the repository produces them (manifest, Kustomize patch/images/generator, Helm value).",
 			Parameters: investigate.Schema(map[string]any{
 				"service": map[string]any{"type": "string"},
 				"keys":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "setting names the errors mention (max_client_conn, DATABASE_URL): their lines in the service's config files are returned too"},
-				"targets": map[string]any{"type": "array", "description": "Kubernetes fields to locate", "items": map[string]any{"type": "object", "properties": map[string]any{
-					"kind": map[string]any{"type": "string"}, "namespace": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"},
-					"field": map[string]any{"type": "string", "description": "e.g. spec.template.spec.containers[api].livenessProbe.httpGet.port"},
-					"value": map[string]any{"type": "string"}, "want": map[string]any{"type": "string"}, "reason": map[string]any{"type": "string"},
-					"service": map[string]any{"type": "string"}}, "required": []string{"kind", "name", "field"}}},
-				"deploy": map[string]any{"type": "object", "description": "GitOps target: source, object, repo_url, repo, ref, path, value_files"},
+				"targets": map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "description": "{kind, namespace, name, field, value, want} as Kubernetes findings name them"},
+				"deploy":  map[string]any{"type": "object", "description": "GitOps target of a Kubernetes finding (repo, ref, path, value_files)"},
 			}, "service")},
 	}
 }
@@ -95,8 +91,13 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 			a.Keys = a.Keys[:20]
 		}
 		res, err := s.manifests(ctx, a.Service, a.Keys)
-		if err != nil || len(a.Targets) == 0 {
+		if err != nil {
 			return res, err
+		}
+		if len(a.Targets) == 0 {
+			// The fields a pod's state says are at fault (image, memory
+			// limit, probes), wherever Kustomize or Helm set them.
+			a.Targets = standardTargets(a.Service)
 		}
 		if len(a.Targets) > maxTargets {
 			a.Targets = a.Targets[:maxTargets]

@@ -121,6 +121,7 @@ func TestServiceAnalyzer(t *testing.T) {
 	assert.Equal(t, "checkout-service", f.Ref.Value)
 	assert.Equal(t, "checkout", f.Ref.Want)
 	assert.Contains(t, f.Evidence, "Endpoints checkout has no addresses")
+	assert.Equal(t, mustTime("2026-03-02T09:00:00Z"), f.Time, "empty since the pods it was meant for were created")
 
 	f = only(t, fs, "cart")
 	assert.Equal(t, "k8s-target-port", f.Signature)

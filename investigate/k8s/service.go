@@ -41,6 +41,11 @@ func serviceFaults(a *analyzer) []fault {
 			f.Message = fmt.Sprintf("Service %s selects no pods: its selector %s matches no pod, the pods of %s are labelled %s",
 				s.Metadata.Name, labelString(s.Spec.Selector), wl, labelString(identityLabels(a.labelSets(ns)[wl])))
 			f.Evidence = a.serviceEvidence(s)
+			if f.Time.IsZero() && (a.endpointsEmpty(s) || !a.hasEndpoints(s)) {
+				// The Service routes nowhere since the pods it was meant for
+				// were replaced by pods it does not select.
+				f.Time = newestPod(a.podsOf(ns, wl))
+			}
 			out = append(out, f)
 			continue
 		}
@@ -287,6 +292,44 @@ func (a *analyzer) servicesRead(ns string) bool {
 	}
 	for i := range a.snap.services {
 		if a.snap.services[i].Metadata.Namespace == ns {
+			return true
+		}
+	}
+	return false
+}
+
+// endpointsEmpty reports whether the Service's Endpoints were read and
+// hold no ready address.
+func (a *analyzer) endpointsEmpty(s *service) bool {
+	for _, ep := range a.snap.endpoints {
+		if ep.Metadata.Name != s.Metadata.Name || ep.Metadata.Namespace != s.Metadata.Namespace {
+			continue
+		}
+		for _, ss := range ep.Subsets {
+			if len(ss.Addresses) > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// newestPod is when the newest of the pods was created.
+func newestPod(pods []*pod) time.Time {
+	var t time.Time
+	for _, p := range pods {
+		if c := parseTime(p.Metadata.CreationTimestamp); c.After(t) {
+			t = c
+		}
+	}
+	return t
+}
+
+// hasEndpoints reports whether the Service's Endpoints object was read.
+func (a *analyzer) hasEndpoints(s *service) bool {
+	for _, ep := range a.snap.endpoints {
+		if ep.Metadata.Name == s.Metadata.Name && ep.Metadata.Namespace == s.Metadata.Namespace {
 			return true
 		}
 	}

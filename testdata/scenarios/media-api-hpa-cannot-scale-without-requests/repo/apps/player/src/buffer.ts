@@ -1,0 +1,1 @@
+export const BUFFER_SECONDS = 12;
