@@ -142,3 +142,28 @@ func TestErrorsNeverCarryTheResponseMessage(t *testing.T) {
 	assert.NotContains(t, err.Error(), "IGNORE")
 	assert.NotContains(t, err.Error(), "db-7.corp")
 }
+
+func TestManifestsLocateKubernetesFields(t *testing.T) {
+	_, src, _, _ := start(t, "../../testdata/scenarios/ledger-db-pvc-storageclass-typo-helm", token)
+	res, err := call(t, src, gh.ToolManifests, map[string]any{"service": "ledger-db",
+		"targets": []map[string]any{{"kind": "StatefulSet", "namespace": "ledger", "name": "ledger-db", "service": "ledger-db",
+			"field": "spec.volumeClaimTemplates[data].spec.storageClassName", "value": "gp3-encypted", "want": "gp3-encrypted"}},
+		"deploy": map[string]any{"source": "argocd", "object": "Application argocd/ledger-db", "repo": "finlane/platform", "ref": "main",
+			"path": "charts/ledger-db", "value_files": []string{"charts/ledger-db/values.yaml", "charts/ledger-db/values-prod.yaml"}}})
+	require.NoError(t, err)
+	var loc *investigate.Finding
+	for i, f := range res.Findings {
+		if f.Attrs["field"] == investigate.FieldK8sRef && f.Attrs[investigate.AttrFieldPath] == "spec.volumeClaimTemplates[data].spec.storageClassName" {
+			loc = &res.Findings[i]
+		}
+	}
+	require.NotNil(t, loc, res.Summary)
+	assert.Equal(t, "charts/ledger-db/values-prod.yaml", loc.File, "the value the template reads, in the production values")
+	assert.Equal(t, "persistence.storageClass", loc.Attrs["path"])
+	assert.Equal(t, "true", loc.Attrs["exact"])
+	assert.Equal(t, investigate.LocatedValues, loc.Attrs["mapped_by"])
+	d, ok := investigate.DeployTargetOf(loc.Attrs)
+	require.True(t, ok)
+	assert.Equal(t, "finlane/platform", d.Repo)
+	assert.Contains(t, res.Summary, "1 of 1 Kubernetes fields located")
+}

@@ -62,6 +62,12 @@ func (s *Source) deployRepo(ctx context.Context, d investigate.DeployTarget) (*r
 		}
 		return s.r, used
 	}
+	if owner, _, _ := strings.Cut(d.Repo, "/"); !strings.EqualFold(owner, s.r.owner) {
+		// A cluster object names the repository: the deployment's
+		// credentials read only repositories of the configured owner.
+		used.Note = joinNote(d.Note, fmt.Sprintf("the deploying repository %s is not under %s, the configured repository's owner; %s was searched instead", d.Repo, s.r.owner, s.r.cfg.Repo))
+		return s.r, used
+	}
 	if host := gitHost(d.RepoURL); host != "" && !sameGitHub(host, s.r.cfg.APIURL) {
 		used.Note = joinNote(d.Note, fmt.Sprintf("the deploying repository %s is on %s, not on the configured GitHub; the configured repository %s was searched instead", d.Repo, host, s.r.cfg.Repo))
 		return s.r, used
