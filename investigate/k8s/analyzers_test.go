@@ -280,3 +280,93 @@ func TestFaultFinding(t *testing.T) {
 	_, ok = fault{Signature: "no-such-signature"}.finding()
 	assert.False(t, ok)
 }
+
+// observed returns the first observation of each signature for a workload
+// (pod states come before events, node pressure after).
+func observed(a *analyzer, workload string) map[string]*observation {
+	out := map[string]*observation{}
+	for _, o := range a.obs {
+		if _, seen := out[o.f.Signature]; o.f.Service == workload && !seen {
+			out[o.f.Signature] = o
+		}
+	}
+	return out
+}
+
+func TestPodAnalyzer(t *testing.T) {
+	a := loadCluster(t, "pods", nil)
+	a.scanEvents()
+
+	o := observed(a, "api")["k8s-configerror"]
+	require.NotNil(t, o, "CreateContainerConfigError: %+v", observed(a, "api"))
+	assert.Equal(t, "DB_PASSWORD", o.attrs["secret_key"])
+	assert.Equal(t, "api-db", o.attrs["secret"])
+	assert.Equal(t, "DB_PASSWORD", o.attrs["env_var"], "the env var that references the key")
+
+	o = observed(a, "images")["k8s-imagepull"]
+	require.NotNil(t, o)
+	assert.Equal(t, "ghcr.io/acme/images:2.0.1", o.attrs["image"])
+	assert.Contains(t, o.quote, "not found", "the registry's answer from the pull event")
+
+	o = observed(a, "cart")["k8s-oomkilled"]
+	require.NotNil(t, o, "an OOM kill behind a crash loop is the cause, not the loop")
+	assert.Equal(t, "256Mi", o.attrs["memory_limit"])
+	assert.Equal(t, 7, o.count)
+	assert.Equal(t, mustTime("2026-03-02T09:12:40Z"), o.first, "dated by the first restart back-off")
+	assert.Contains(t, o.quote, "now in CrashLoopBackOff")
+	assert.Nil(t, observed(a, "cart")["k8s-crashloop"], "the back-off event is folded into the OOM kill")
+
+	o = observed(a, "billing")["k8s-crashloop"]
+	require.NotNil(t, o, "an init container's crash loop: %+v", observed(a, "billing"))
+	assert.Equal(t, "migrate", o.attrs["container"])
+	assert.Equal(t, "1", o.attrs["exit_code"])
+	assert.Contains(t, o.quote, `column "currency" of relation "invoices" already exists`)
+
+	o = observed(a, "search")["k8s-probe"]
+	require.NotNil(t, o)
+	assert.Equal(t, "true", o.attrs["probe_port_mismatch"])
+	assert.Equal(t, "8080", o.attrs["probe_port"])
+	assert.Equal(t, "9200", o.attrs["container_ports"])
+	assert.Equal(t, investigate.ErrConfig, o.f.ErrorType, "a probe on a port nobody listens on is misconfigured")
+
+	assert.Empty(t, observed(a, "frontend"), "a healthy pod and a Normal event are no findings")
+}
+
+func TestNodeAnalyzer(t *testing.T) {
+	a := loadCluster(t, "nodes", nil)
+	a.scanNodes()
+
+	fs := nodeFaults(a)
+	f := only(t, fs, "worker")
+	assert.Equal(t, "k8s-node-notready", f.Signature)
+	assert.Equal(t, "node-b", f.Attrs["node"])
+	assert.Equal(t, mustTime("2026-03-02T09:17:45Z"), f.Time)
+	assert.Contains(t, f.Evidence, "Kubelet stopped posting node status")
+	noFault(t, fs, "api")     // on a Ready node
+	noFault(t, fs, "indexer") // a pressured node is still Ready
+
+	o := observed(a, "indexer")["k8s-evicted"]
+	require.NotNil(t, o, "the pod without a memory limit on the pressured node: %+v", a.obs)
+	assert.Equal(t, "MemoryPressure", o.attrs["condition"])
+	assert.Equal(t, mustTime("2026-03-02T09:09:00Z"), o.first)
+	assert.Empty(t, observed(a, "gateway"), "a pod with a memory limit does not press the node")
+}
+
+func TestRolloutAnalyzer(t *testing.T) {
+	fs := rolloutFaults(loadCluster(t, "rollout", nil))
+
+	f := only(t, fs, "checkout")
+	assert.Equal(t, "k8s-rollout-stuck", f.Signature)
+	assert.Equal(t, mustTime("2026-03-02T09:21:04Z"), f.Time)
+	assert.Equal(t, "ghcr.io/acme/checkout:1.5.0", f.Attrs["image"])
+	assert.Equal(t, "ghcr.io/acme/checkout:1.4.0", f.Attrs["previous_image"], "what the new revision changed")
+	assert.Contains(t, f.Message, "3 of 3 replicas available, 1 unavailable")
+	assert.Empty(t, f.Ref.Field, "a stuck rollout is a symptom: no field is blamed")
+
+	f = only(t, fs, "kafka")
+	assert.Contains(t, f.Message, "StatefulSet kafka rollout stuck: 1 of 3 pods updated, 1 not ready")
+	assert.Equal(t, mustTime("2026-03-02T09:12:30Z"), f.Time, "since the updated pod stopped being ready")
+
+	noFault(t, fs, "web")           // progressing normally
+	noFault(t, fs, "node-exporter") // every pod updated
+}

@@ -98,6 +98,7 @@ var analyzers = []analyzerSpec{
 	{"job", jobFaults},
 	{"certificate", certificateFaults},
 	{"node", nodeFaults},
+	{"rollout", rolloutFaults},
 }
 
 // runAnalyzers runs every analyzer and merges faults about the same field.

@@ -380,9 +380,14 @@ type workloadObj struct {
 		UnavailableReplicas int         `json:"unavailableReplicas"`
 		Conditions          []condition `json:"conditions"`
 		Failed              int         `json:"failed"`
+		// StatefulSets
+		CurrentRevision string `json:"currentRevision"`
+		UpdateRevision  string `json:"updateRevision"`
+		UpdatedReplicas int    `json:"updatedReplicas"`
 		// DaemonSets
 		DesiredNumberScheduled int `json:"desiredNumberScheduled"`
 		NumberUnavailable      int `json:"numberUnavailable"`
+		UpdatedNumberScheduled int `json:"updatedNumberScheduled"`
 	} `json:"status"`
 }
 
