@@ -146,6 +146,19 @@ func TestIngressAnalyzer(t *testing.T) {
 	assert.Equal(t, "80", f.Ref.Want)
 }
 
+func TestGatewayRouteAnalyzer(t *testing.T) {
+	fs := ingressFaults(loadCluster(t, "gateway", nil))
+
+	f := only(t, fs, "storefront")
+	assert.Equal(t, investigate.FieldRef{Kind: "HTTPRoute", Namespace: "web", Name: "public",
+		Field: "spec.rules[0].backendRefs[0].name", Value: "storefront-svc", Want: "storefront", Reason: "BackendServiceNotFound"}, f.Ref)
+
+	f = only(t, fs, "search")
+	assert.Equal(t, "spec.rules[1].backendRefs[0].port", f.Ref.Field)
+	assert.Equal(t, "9200", f.Ref.Value, "the pods' port, not the Service's")
+	assert.Contains(t, f.Message, "backend port 9200 is not a port of Service search")
+}
+
 func TestStorageAnalyzer(t *testing.T) {
 	fs := storageFaults(loadCluster(t, "storage", nil))
 
