@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -240,12 +241,17 @@ func TestAlertPostOnlyRoute(t *testing.T) {
 type fakeRefirer struct {
 	mu   sync.Mutex
 	reqs []RefireRequest
+	// failures is how many calls fail before one succeeds.
+	failures int
 }
 
 func (f *fakeRefirer) Refire(_ context.Context, req RefireRequest) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reqs = append(f.reqs, req)
+	if len(f.reqs) <= f.failures {
+		return "", errors.New("github: 502 server_error")
+	}
 	return ":link: Pull request updated for this re-fire.", nil
 }
 
@@ -307,4 +313,28 @@ func TestAlertRefireWithinCooldownTellsThePRNothingNewWasInvestigated(t *testing
 	require.NotNil(t, calls[0].Result, "the latest earlier result goes along")
 	thread := a.botMessages(incidentChannel, inc.RootTS)
 	assert.Equal(t, 1, countPrefix(thread, "Root cause"), "no second investigation")
+}
+
+// A re-fire follow-up is recorded only once it succeeded: a pull request
+// that could not be converged (GitHub answering 502) is converged by the
+// job's next attempt, and the thread gets its note once, with one
+// "fired again" reply and one investigation.
+func TestAlertRefireFollowUpThatFailedIsDoneByTheNextAttempt(t *testing.T) {
+	ref := &fakeRefirer{failures: 1}
+	a := newAlertEnv(t, "checkout-fails-payment-typeerror", nil, func(o *Options) { o.Refirer = ref })
+	key := a.key(t)
+	a.send(t, a.s.Trigger.Alert)
+	inc := a.incident(t, key, "the thread to open", nil)
+	a.waitResult(t, AlertInvestigationJobID(key, inc.LastInvestigatedAt))
+
+	a.send(t, a.variant(t, func(al *template.Alert) { al.StartsAt = al.StartsAt.Add(time.Hour) }))
+	eventually(t, "the pull request note after the retry", func() bool {
+		return countPrefix(a.botMessages(incidentChannel, inc.RootTS), ":link:") == 1
+	})
+	calls := ref.calls()
+	require.Len(t, calls, 2, "the failed convergence was tried again")
+	assert.Equal(t, calls[0].FireCount, calls[1].FireCount, "by the same fire's next attempt")
+	thread := a.botMessages(incidentChannel, inc.RootTS)
+	assert.Equal(t, 1, countPrefix(thread, ":repeat:"), "the fired-again reply is not repeated by the retry")
+	assert.Equal(t, 1, countPrefix(thread, "Root cause"))
 }

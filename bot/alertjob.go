@@ -155,12 +155,16 @@ func (b *Bot) alertFiring(ctx context.Context, job sessions.Job, j alerts.Job, l
 			return fmt.Errorf("job %s: %w", job.ID, err)
 		}
 	}
+	// A follow-up that failed does not hold the investigation up; the job
+	// returns its error at the end, and its next attempt does only what
+	// is missing.
+	var followUps error
 	if !rec.Created {
-		b.refireReply(ctx, j, inc, rec, log)
+		followUps = b.refireReply(ctx, j, inc, rec, log)
 	}
 	if !rec.Investigate || !j.Investigate {
 		log.Info("alert fire recorded; no investigation (cooldown or route policy)")
-		return nil
+		return followUpsFailed(job, followUps)
 	}
 	issue := j.Issue
 	issue.Key, issue.Trigger = j.Key, investigate.TriggerAlert
@@ -179,9 +183,16 @@ func (b *Bot) alertFiring(ctx context.Context, job sessions.Job, j alerts.Job, l
 		return err
 	}
 	if !rec.Created {
-		b.refirePR(ctx, invID, true, j, inc, rec, log)
+		followUps = errors.Join(followUps, b.refirePR(ctx, invID, true, j, inc, rec, log))
 	}
-	return nil
+	return followUpsFailed(job, followUps)
+}
+
+func followUpsFailed(job sessions.Job, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("job %s: re-fire follow-ups not done: %w", job.ID, err)
 }
 
 // recordFire counts this fire on the incident once per queue entry.
@@ -382,58 +393,91 @@ func (b *Bot) refreshRoot(ctx context.Context, key, channel, rootTS string, view
 }
 
 // refireReply posts one "fired again" reply per cooldown, and converges an
-// open pull request with the latest result when there is one.
-func (b *Bot) refireReply(ctx context.Context, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) {
-	first, err := b.o.Store.Once(ctx, "alert-refire-reply:"+j.Key, max(j.Cooldown, time.Minute))
-	if err != nil || !first {
-		return
-	}
+// open pull request with the latest result when there is one. A follow-up
+// that failed is returned, so that the job runs again and does it then.
+func (b *Bot) refireReply(ctx context.Context, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) error {
 	s := fmt.Sprintf(":repeat: *%s* fired again (%d times).", render.Escape(j.Alert.Name), rec.FireCount)
 	if rec.Investigate && j.Investigate {
 		s += " The cooldown has passed: investigating again."
 	} else if j.Investigate {
 		s += " No new investigation within the cooldown (" + model.Duration(j.Cooldown).String() + "); use Re-investigate to run one now."
 	}
-	if _, err := b.post(ctx, inc.Channel, inc.RootTS, text(s), "alert re-fire"); err != nil {
-		log.Warn("re-fire reply not posted", "err", err)
+	err := b.followUp(ctx, "alert-refire-reply:"+j.Key, max(j.Cooldown, time.Minute), func() error {
+		_, err := b.post(ctx, inc.Channel, inc.RootTS, text(s), "alert re-fire")
+		return err
+	})
+	if err != nil {
+		log.Warn("re-fire reply not posted; the job's next attempt posts it", "err", err)
 	}
 	if !(rec.Investigate && j.Investigate) && !inc.LastInvestigatedAt.IsZero() {
 		// No new investigation: the latest one's result is what the PR is compared with.
-		b.refirePR(ctx, AlertInvestigationJobID(j.Key, inc.LastInvestigatedAt), false, j, inc, rec, log)
+		err = errors.Join(err, b.refirePR(ctx, AlertInvestigationJobID(j.Key, inc.LastInvestigatedAt), false, j, inc, rec, log))
 	}
+	return err
 }
 
 // refirePR converges the incident's open pull request (if any) with the
 // result of investigation invID, once per investigation and fire;
 // reinvestigated says whether invID ran for this fire (else it is an
-// earlier one, and nothing new may be claimed).
-func (b *Bot) refirePR(ctx context.Context, invID string, reinvestigated bool, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) {
+// earlier one, and nothing new may be claimed). It is recorded as done
+// only once the pull request was converged and its note posted.
+func (b *Bot) refirePR(ctx context.Context, invID string, reinvestigated bool, j alerts.Job, inc sessions.Incident, rec fireRecord, log *slog.Logger) error {
 	if b.o.Refirer == nil {
-		return
+		return nil
 	}
 	doc, err := b.loadDoc(ctx, invID)
 	if err != nil {
-		return // no result to compare with
+		return nil // no result to compare with
 	}
-	first, err := b.o.Store.Once(ctx, "alert-refire-pr:"+invID+":"+strconv.Itoa(rec.FireCount), 24*time.Hour)
-	if err != nil || !first {
-		return
-	}
-	resolved, err := b.resolve(ctx, inc.Channel, inc.RootTS)
-	if err != nil {
-		log.Warn("re-fire: settings unavailable; pull request not converged", "err", err)
-		return
-	}
-	note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, Reinvestigated: reinvestigated,
-		FireCount: rec.FireCount, At: j.ReceivedAt, Settings: resolved.Settings(), Guard: b.guard})
-	if err != nil {
-		log.Warn("re-fire: pull request not converged", "err", b.o.Redactor.String(err.Error()))
-	}
-	if note != "" {
-		if _, err := b.post(ctx, inc.Channel, inc.RootTS, text(note), "re-fire pull request"); err != nil {
-			log.Warn("re-fire note not posted", "err", err)
+	err = b.followUp(ctx, "alert-refire-pr:"+invID+":"+strconv.Itoa(rec.FireCount), 24*time.Hour, func() error {
+		resolved, err := b.resolve(ctx, inc.Channel, inc.RootTS)
+		if err != nil {
+			return fmt.Errorf("settings unavailable: %w", err)
 		}
+		note, err := b.o.Refirer.Refire(ctx, RefireRequest{IssueKey: j.Key, Result: doc.Result, Reinvestigated: reinvestigated,
+			FireCount: rec.FireCount, At: j.ReceivedAt, Settings: resolved.Settings(), Guard: b.guard})
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			_, err = b.post(ctx, inc.Channel, inc.RootTS, text(note), "re-fire pull request")
+		}
+		return err
+	})
+	if err != nil {
+		log.Warn("re-fire: pull request not converged; the job's next attempt tries again", "err", b.o.Redactor.String(err.Error()))
 	}
+	return err
+}
+
+// followUpLockTTL bounds how long one replica holds a follow-up; a replica
+// that dies holding it delays the next attempt by at most this much.
+const followUpLockTTL = 2 * time.Minute
+
+// followUp does the side effect named key at most once within ttl, and
+// records it only after it succeeded: a lock keeps replicas from doing it
+// at the same time, and a failure or a crash leaves it to the job's next
+// attempt (posts find the message they already posted, so a retry after
+// a lost answer does not post twice).
+func (b *Bot) followUp(ctx context.Context, key string, ttl time.Duration, do func() error) error {
+	if done, err := b.o.Store.Done(ctx, key); err != nil || done {
+		return err
+	}
+	lock, err := b.o.Store.Lock(ctx, "follow-up:"+key, followUpLockTTL)
+	if errors.Is(err, sessions.ErrLocked) {
+		return nil // another replica is doing it, and retries it if it fails
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
+	if done, err := b.o.Store.Done(ctx, key); err != nil || done {
+		return err
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	return b.o.Store.MarkDone(context.WithoutCancel(ctx), key, ttl)
 }
 
 // alertResolved marks the incident resolved and says so on the root and in

@@ -114,3 +114,32 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) error {
 	}
 	return nil
 }
+
+// Done reports whether the side effect named key was recorded as done
+// (MarkDone) and has not expired.
+func (s *Store) Done(ctx context.Context, key string) (bool, error) {
+	if err := checkID("done key", key, 1024); err != nil {
+		return false, err
+	}
+	n, err := s.rdb.Exists(ctx, s.key("done", keyPart(key))).Result()
+	if err != nil {
+		return false, fmt.Errorf("sessions: done %q: %w", truncate(key, 80), err)
+	}
+	return n == 1, nil
+}
+
+// MarkDone records the side effect named key as done for ttl. Unlike Once,
+// it is written after the side effect succeeded, so that a failure or a
+// crash before it leaves the work to be done again.
+func (s *Store) MarkDone(ctx context.Context, key string, ttl time.Duration) error {
+	if err := checkID("done key", key, 1024); err != nil {
+		return err
+	}
+	if err := checkTTL("done ttl", ttl); err != nil {
+		return err
+	}
+	if err := s.rdb.Set(ctx, s.key("done", keyPart(key)), "1", ttl).Err(); err != nil {
+		return fmt.Errorf("sessions: mark done %q: %w", truncate(key, 80), err)
+	}
+	return nil
+}

@@ -83,6 +83,31 @@ func TestOnceExpires(t *testing.T) {
 	}, 5*time.Second, 50*time.Millisecond)
 }
 
+func TestDoneIsRecordedOnlyWhenMarked(t *testing.T) {
+	rdb := newRedis(t)
+	ctx := ctxT(t)
+	s := newStore(t, rdb, Options{Prefix: uniquePrefix(t, rdb)})
+	done, err := s.Done(ctx, "refire reply k")
+	require.NoError(t, err)
+	assert.False(t, done, "asking does not claim it (unlike Once)")
+	done, err = s.Done(ctx, "refire reply k")
+	require.NoError(t, err)
+	assert.False(t, done)
+
+	require.NoError(t, s.MarkDone(ctx, "refire reply k", 200*time.Millisecond))
+	done, err = s.Done(ctx, "refire reply k")
+	require.NoError(t, err)
+	assert.True(t, done)
+	require.Eventually(t, func() bool {
+		done, err := s.Done(ctx, "refire reply k")
+		return err == nil && !done
+	}, 5*time.Second, 50*time.Millisecond, "done expires with its ttl")
+
+	assert.ErrorIs(t, s.MarkDone(ctx, "k", 0), ErrInvalidArgument)
+	_, err = s.Done(ctx, "bad\nkey")
+	assert.ErrorIs(t, err, ErrInvalidArgument)
+}
+
 func TestLockContention(t *testing.T) {
 	ctx := ctxT(t)
 	rdbA, rdbB := newRedis(t), newRedis(t)
