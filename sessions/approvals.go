@@ -62,6 +62,9 @@ type Approval struct {
 	// Lease is set by BeginApproval for the caller that started; pass it to
 	// RecordStep, CompleteApproval and FailApproval. Empty otherwise.
 	Lease string
+	// LeaseUntil is when an approving state's lease runs out (another
+	// click or replica may then resume it); zero in other states.
+	LeaseUntil time.Time
 }
 
 // Actor is who acts on an approval, on which proposal, and where; the
@@ -111,6 +114,9 @@ func parseApproval(key string, m map[string]string) Approval {
 		Step:      Step(m["step"]),
 		Error:     m["error"],
 		UpdatedAt: fromMS(m["updated_at"]),
+	}
+	if a.State == ApprovalApproving {
+		a.LeaseUntil = fromMS(m["lease_until"])
 	}
 	if a.State == "" {
 		a.State = ApprovalPending
