@@ -83,6 +83,9 @@ type Metrics interface {
 	SettingRefused(key, reason string)
 	// Approval counts a decision on a fix (a sessions.AuditAction).
 	Approval(action string)
+	// ApprovalResumed counts an approval resumed after the replica
+	// carrying it out died.
+	ApprovalResumed()
 }
 
 type noMetrics struct{}
@@ -92,6 +95,7 @@ func (noMetrics) IncidentEvent(string)                                    {}
 func (noMetrics) SlackEventShed(string)                                   {}
 func (noMetrics) SettingRefused(string, string)                           {}
 func (noMetrics) Approval(string)                                         {}
+func (noMetrics) ApprovalResumed()                                        {}
 
 const (
 	rootLockTTL   = 20 * time.Second

@@ -104,6 +104,10 @@ type Options struct {
 	Refirer Refirer
 	// Metrics receives investigation and incident counters (optional).
 	Metrics Metrics
+	// SweepInterval is how often a worker with a Remediator resumes the
+	// approvals whose replica died while opening their pull request
+	// (default DefaultSweepInterval of the store's approval lease).
+	SweepInterval time.Duration
 	// AlertRootWait bounds how long an alert job waits for another
 	// replica to open the incident's thread before retrying (default 20 s).
 	AlertRootWait time.Duration
@@ -226,6 +230,7 @@ func New(o Options) (*Bot, error) {
 	}
 	def(&o.EventTimeout, 30*time.Second)
 	def(&o.AlertRootWait, 20*time.Second)
+	def(&o.SweepInterval, DefaultSweepInterval(o.Store.ApprovalLease()))
 	if o.Metrics == nil {
 		o.Metrics = noMetrics{}
 	}
@@ -333,8 +338,25 @@ func (b *Bot) Run(ctx context.Context) error {
 			}
 		})
 	}
+	sweeping := make(chan struct{})
+	if !b.o.NoWorker && b.o.Remediator != nil {
+		go func() {
+			defer close(sweeping)
+			b.runSweeper(runCtx)
+		}()
+	} else {
+		close(sweeping)
+	}
 	wg.Wait()
+	cancel() // the sweeper stops with the rest
 	var drained sync.WaitGroup
+	drained.Go(func() {
+		select {
+		case <-sweeping:
+		case <-time.After(b.o.DrainTimeout):
+			b.log.Warn("an approval being resumed was still running at the drain deadline; another replica resumes it")
+		}
+	})
 	for _, lane := range []*pool{b.events, b.interactive} {
 		drained.Go(func() {
 			if !lane.drain(b.o.DrainTimeout) {

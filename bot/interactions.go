@@ -24,7 +24,12 @@ import (
 const (
 	maxActionsPerClick = 5
 	approveTimeout     = 3 * time.Minute
-	approveLockTTL     = 10 * time.Minute
+	// issueLockTTL bounds how long a "Create issue" click blocks others.
+	issueLockTTL = 10 * time.Minute
+	// maxApprovalAttempts bounds the carry-outs of one approval (the
+	// click's and the resumptions after crashes): past it the result
+	// shows the approval failed, with Retry.
+	maxApprovalAttempts = 5
 	// rejectBlockID is the block of render.RejectModal's reason input.
 	rejectBlockID = "reject_reason"
 )
@@ -274,7 +279,7 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 	if doc, err := b.loadDoc(ctx, v.JobID); err == nil && b.answerDecided(ctx, doc, v, user, log) {
 		return
 	}
-	lock, err := b.o.Store.Lock(ctx, "approve:"+v.JobID, approveLockTTL)
+	lock, err := b.o.Store.Lock(ctx, approveLockName(v.JobID), b.o.Store.ApprovalLease())
 	if errors.Is(err, sessions.ErrLocked) {
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("An approval of this fix is already in progress."), "approve busy")
 		return
@@ -285,42 +290,110 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		return
 	}
 	defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
+	b.carryOutApproval(ctx, lock, carryOut{v: v, user: user, messageTS: cb.Container.MessageTs}, log)
+}
 
-	doc, err := b.loadDoc(ctx, v.JobID)
+// approveLockName is the lock held by whoever carries out a result's
+// approval: a click, or a sweeper resuming it.
+func approveLockName(jobID string) string { return "approve:" + jobID }
+
+// carryOut is one approval to carry out: a click's, or one whose replica
+// died while carrying it out (resumed, by the sweeper).
+type carryOut struct {
+	v    render.ActionValue
+	user string
+	// messageTS is the result message when known (the click's message).
+	messageTS string
+	// resumed is the record of the interrupted approval; nil for a click.
+	resumed *sessions.InFlight
+}
+
+// tell answers the clicker; a resumed approval has nobody waiting for an
+// answer, so it is only logged.
+func (b *Bot) tell(ctx context.Context, c carryOut, msg, what string, log *slog.Logger) {
+	if c.resumed != nil {
+		log.Info("resumed approval: "+what, "detail", msg)
+		return
+	}
+	b.ephemeral(ctx, c.v.Channel, c.user, c.v.ThreadTS, text(msg), what)
+}
+
+// carryOutApproval opens (or finds, or resumes) the pull request of an
+// approved fix, shows it on the result and links it once in the thread.
+// The caller holds the approval's lock. From the moment the click is
+// accepted until the link is posted, the approval is recorded in flight
+// with a lease this replica keeps renewing: when the replica dies, the
+// lease runs out and another replica's sweeper carries the approval out
+// again from the top (remediate finds the branch and pull request this
+// one left; the link reply is posted once per thread).
+func (b *Bot) carryOutApproval(ctx context.Context, lock *sessions.Lock, c carryOut, log *slog.Logger) {
+	v, user := c.v, c.user
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
+	defer cancel()
+	defer b.keepInFlight(actx, lock, v.JobID, log)()
+
+	doc, err := b.loadDoc(actx, v.JobID)
 	if err != nil {
 		log.Info("approve: result unavailable", "err", err)
-		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("This result has expired; re-investigate before approving."), "approve expired")
+		b.tell(actx, c, "This result has expired; re-investigate before approving.", "approve expired", log)
+		if c.resumed != nil && errors.Is(err, sessions.ErrNotFound) {
+			b.clearInFlight(actx, v.JobID, log) // nothing left to show it on
+		}
 		return
 	}
-	if b.answerDecided(ctx, doc, v, user, log) {
+	if b.settled(actx, doc, c, log) {
+		b.clearInFlight(actx, v.JobID, log)
 		return
 	}
-	if doc.Approval.State == render.ApprovalOpening {
+	if doc.Approval.State == render.ApprovalOpening && c.resumed == nil {
 		// Nobody holds the approval lock, so the click that started opening
 		// the pull request died on the way: resume it (remediate finds what
 		// it did and finishes).
 		log.Info("approval left opening by an earlier click; resuming")
 	}
+	channel, ts := b.resultMessage(actx, v.JobID, v.Channel, c.messageTS)
+	// What the button offered: a new pull request, or the update of one.
+	offered := doc.Approval
+	if offered.State == render.ApprovalOpening {
+		offered = render.ApprovalView{Eligible: true, UpdatePR: offered.UpdatePR}
+	}
 	if view := approvalView(doc.Result, b.o.MinBand, true); !view.Eligible {
-		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(render.Escape(view.Note)), "approve ineligible")
+		b.tell(actx, c, render.Escape(view.Note), "approve ineligible", log)
+		if c.resumed != nil {
+			doc.Approval = view
+			b.saveDecision(actx, v.JobID, doc, channel, ts, log)
+			b.clearInFlight(actx, v.JobID, log)
+		}
 		return
 	}
-	resolved, err := b.resolve(ctx, v.Channel, v.ThreadTS)
+	resolved, err := b.resolve(actx, v.Channel, v.ThreadTS)
 	if err != nil {
 		log.Error("approve: settings unavailable", "err", err)
-		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text(":warning: Settings are unavailable right now; try again in a moment."), "approve error")
+		b.tell(actx, c, ":warning: Settings are unavailable right now; try again in a moment.", "approve error", log)
+		return // a resumed approval stays in flight: the next sweep tries again
+	}
+	key := b.remediationKey(actx, doc, v.JobID)
+	entry, err := b.o.Store.MarkInFlight(actx, sessions.InFlight{JobID: v.JobID, IssueKey: key, User: user,
+		Channel: v.Channel, ThreadTS: v.ThreadTS, MessageTS: ts})
+	if err != nil {
+		// Without the record a crash would lose the approval: refuse it.
+		log.Error("approval not recorded in flight", "err", err)
+		b.tell(actx, c, ":warning: I could not start the approval; try again in a moment.", "approve error", log)
 		return
 	}
-	channel, ts := b.resultMessage(ctx, v.JobID, v.Channel, cb.Container.MessageTs)
-	offered := doc.Approval // what the button offered: a new pull request, or the update of one
+	if entry.Attempts > maxApprovalAttempts {
+		log.Warn("approval given up: interrupted too often", "attempts", entry.Attempts-1, "since", entry.Since)
+		doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalFailed, By: user, UpdatePR: offered.UpdatePR,
+			Error: fmt.Sprintf("opening the pull request was interrupted %d times; click Retry to try again", entry.Attempts-1)}
+		b.saveDecision(actx, v.JobID, doc, channel, ts, log)
+		b.clearInFlight(actx, v.JobID, log)
+		return
+	}
 	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: user, UpdatePR: offered.UpdatePR}
-	b.saveDecision(ctx, v.JobID, doc, channel, ts, log)
+	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
 
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
-	defer cancel()
-	_ = lock.Extend(actx, approveLockTTL)
 	d, err := b.o.Remediator.Approve(actx, ApprovalRequest{
-		JobID: v.JobID, IssueKey: b.remediationKey(ctx, doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
+		JobID: v.JobID, IssueKey: key, Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,
 	})
 	b.countDecision(d.Action)
@@ -341,7 +414,7 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		if d.State == render.ApprovalApproved && d.PRURL != "" {
 			doc.PR = &render.PullRequestLink{URL: d.PRURL, Number: d.PRNumber, Title: d.PRTitle, SameFix: d.SameFix}
 		}
-		log.Info("approval recorded", "state", d.State, "pr", d.PRURL, "updated", d.Updated)
+		log.Info("approval recorded", "state", d.State, "pr", d.PRURL, "updated", d.Updated, "resumed", c.resumed != nil)
 	}
 	b.saveDecision(actx, v.JobID, doc, channel, ts, log)
 	if doc.PR != nil && d.State == render.ApprovalApproved && !d.Updated {
@@ -349,6 +422,32 @@ func (b *Bot) approve(ctx context.Context, cb slack.InteractionCallback, v rende
 		b.postPRLink(actx, v.Channel, v.ThreadTS, *doc.PR, log)
 	}
 	b.notes(actx, v, user, d, log)
+	if d.State == render.ApprovalOpening {
+		// Another click or replica holds the key's approving lease: this
+		// approval stays in flight, looked at again when that lease ends.
+		b.postponeInFlight(actx, key, v.JobID, log)
+		return
+	}
+	b.clearInFlight(actx, v.JobID, log)
+}
+
+// settled handles an approved or rejected proposal (true): a click is
+// told so, and the pull request is linked in the thread when the replica
+// that decided it died before linking it.
+func (b *Bot) settled(ctx context.Context, doc *resultDoc, c carryOut, log *slog.Logger) bool {
+	if c.resumed == nil {
+		return b.answerDecided(ctx, doc, c.v, c.user, log)
+	}
+	switch doc.Approval.State {
+	case render.ApprovalApproved:
+		if doc.PR != nil {
+			b.postPRLink(ctx, c.v.Channel, c.v.ThreadTS, *doc.PR, log)
+		}
+		return true
+	case render.ApprovalRejected:
+		return true
+	}
+	return false
 }
 
 // postPRLink posts the thread's one reply linking a pull request, once per
@@ -402,7 +501,7 @@ func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v r
 	if !b.authorizeClick(ctx, user, "create issue", "create issues", "Create issue", v, log) {
 		return
 	}
-	lock, err := b.o.Store.Lock(ctx, "issue:"+v.JobID, approveLockTTL)
+	lock, err := b.o.Store.Lock(ctx, "issue:"+v.JobID, issueLockTTL)
 	if errors.Is(err, sessions.ErrLocked) {
 		b.ephemeral(ctx, v.Channel, user, v.ThreadTS, text("The issue is already being created."), "issue busy")
 		return
@@ -436,7 +535,7 @@ func (b *Bot) createIssue(ctx context.Context, cb slack.InteractionCallback, v r
 	}
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), approveTimeout)
 	defer cancel()
-	_ = lock.Extend(ictx, approveLockTTL)
+	_ = lock.Extend(ictx, issueLockTTL)
 	d, err := b.o.Issues.CreateIssue(ictx, ApprovalRequest{
 		JobID: v.JobID, IssueKey: b.remediationKey(ctx, doc, v.JobID), Channel: v.Channel, ThreadTS: v.ThreadTS, User: user,
 		Result: doc.Result, Settings: resolved.Settings(), Guard: b.guard,

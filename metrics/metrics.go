@@ -73,6 +73,7 @@ type Registry struct {
 	eventsShed         *prometheus.CounterVec
 	settingsRefused    *prometheus.CounterVec
 	approvals          *prometheus.CounterVec
+	approvalsResumed   prometheus.Counter
 }
 
 // New returns a registry with every AutoHeal collector registered.
@@ -135,6 +136,10 @@ func New(o Options) *Registry {
 			Name: "autoheal_approvals_total",
 			Help: "Decisions on proposed fixes by action: approved (a pull request opened or linked), updated (an open pull request got a new fix), rejected, refused (a click by someone who is not an approver), failed (pushing an approved fix failed), issue_created. The audit log (bot audit) has each one.",
 		}, []string{"action"}),
+		approvalsResumed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "autoheal_approvals_resumed_total",
+			Help: "Approvals resumed by another replica's sweeper because the replica carrying them out (opening the pull request, linking it) stopped renewing its lease: killed, out of memory, node lost.",
+		}),
 	}
 	for _, lane := range []string{"events", "interactive"} {
 		r.eventsShed.WithLabelValues(lane)
@@ -149,7 +154,7 @@ func New(o Options) *Registry {
 		r.alertsReceived.WithLabelValues(s)
 	}
 	r.reg.MustRegister(r.alertsReceived, r.alertsDeduplicated, r.alertsRejected, r.enqueueSeconds,
-		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, r.settingsRefused, r.approvals, llmCollector{c: o.LLM})
+		r.incidents, r.investigations, r.investigationSecs, r.dependencyUp, r.eventsShed, r.settingsRefused, r.approvals, r.approvalsResumed, llmCollector{c: o.LLM})
 	if o.Queue != nil {
 		r.reg.MustRegister(newQueueCollector(o.Queue, o.ScrapeTimeout, r.log))
 	}
@@ -220,6 +225,9 @@ func (r *Registry) InvestigationDone(outcome, band, mode string, took time.Durat
 
 // Approval counts a decision on a proposed fix (a sessions.AuditAction).
 func (r *Registry) Approval(action string) { r.approvals.WithLabelValues(action).Inc() }
+
+// ApprovalResumed counts an approval resumed after its replica died.
+func (r *Registry) ApprovalResumed() { r.approvalsResumed.Inc() }
 
 type slogPrinter struct{ log *slog.Logger }
 

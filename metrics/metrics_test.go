@@ -54,6 +54,7 @@ func TestRegistryExposesEveryFamily(t *testing.T) {
 	r.Approval("approved")
 	r.Approval("refused")
 	r.Approval("refused")
+	r.ApprovalResumed()
 
 	out := scrape(t, r)
 	for _, want := range []string{
@@ -68,6 +69,7 @@ func TestRegistryExposesEveryFamily(t *testing.T) {
 		`autoheal_investigations_total{band="none",mode="none",outcome="failed"} 1`,
 		`autoheal_investigation_duration_seconds_bucket{outcome="ok",le="5"} 1`,
 		`autoheal_approvals_total{action="approved"} 1`,
+		`autoheal_approvals_resumed_total 1`,
 		`autoheal_approvals_total{action="refused"} 2`,
 		`autoheal_approvals_total{action="updated"} 0`,
 		`autoheal_approvals_total{action="rejected"} 0`,

@@ -90,31 +90,71 @@ func markedIssueKey(body string) string {
 	return k
 }
 
+// fixLock is a held per-fix lock.
+type fixLock struct {
+	lock *sessions.Lock
+	ttl  time.Duration
+}
+
+// release lets the next approval of the fix go.
+func (f fixLock) release(ctx context.Context) {
+	if f.lock != nil {
+		_ = f.lock.Unlock(context.WithoutCancel(ctx))
+	}
+}
+
+// renew keeps the lock while the steps of the flow go on.
+func (f fixLock) renew(ctx context.Context) {
+	if f.lock != nil {
+		_ = f.lock.Extend(ctx, f.ttl)
+	}
+}
+
+// leaseStore is a store that says how long an approval's lease lasts
+// (*sessions.Store).
+type leaseStore interface {
+	ApprovalLease() time.Duration
+}
+
+// fixLockTTLFor is how long a crashed approval's fix lock blocks the
+// others: fixLockTTL, or the store's approval lease when shorter, so that
+// the replica resuming the approval when its lease runs out finds the lock
+// free (the flow renews it at every step).
+func fixLockTTLFor(store ApprovalStore) time.Duration {
+	if l, ok := store.(leaseStore); ok {
+		if d := l.ApprovalLease(); d > 0 && d < fixLockTTL {
+			return d
+		}
+	}
+	return fixLockTTL
+}
+
 // lockFix takes the per-fix lock, waiting for another replica that holds
-// it. It returns a no-op release when the store cannot lock.
-func (s *Service) lockFix(ctx context.Context, repo, hash string) (func(), error) {
+// it. It returns a lock that does nothing when the store cannot lock.
+func (s *Service) lockFix(ctx context.Context, repo, hash string) (fixLock, error) {
 	l, ok := s.store.(FixLocker)
 	if !ok {
-		return func() {}, nil
+		return fixLock{}, nil
 	}
 	name := "remediate-fix:" + strings.ToLower(repo) + ":" + hash
+	ttl := fixLockTTLFor(s.store)
 	deadline := time.Now().Add(fixLockWait)
 	for {
-		lock, err := l.Lock(ctx, name, fixLockTTL)
+		lock, err := l.Lock(ctx, name, ttl)
 		if err == nil {
-			return func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }, nil
+			return fixLock{lock: lock, ttl: ttl}, nil
 		}
 		if !errors.Is(err, sessions.ErrLocked) {
-			return nil, &flowError{msg: "Could not check for an open pull request with the same change (state store unavailable); try again.", err: err, retryable: true}
+			return fixLock{}, &flowError{msg: "Could not check for an open pull request with the same change (state store unavailable); try again.", err: err, retryable: true}
 		}
 		if time.Now().After(deadline) {
-			return nil, &flowError{msg: "Another approval of the same change is still opening its pull request; try again in a minute.", err: err, retryable: true}
+			return fixLock{}, &flowError{msg: "Another approval of the same change is still opening its pull request; try again in a minute.", err: err, retryable: true}
 		}
 		t := time.NewTimer(50 * time.Millisecond)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return fixLock{}, ctx.Err()
 		case <-t.C:
 		}
 	}

@@ -617,8 +617,10 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 	if err != nil {
 		return out, &flowError{msg: "The repository " + prop.Repo + " cannot be used.", err: err}
 	}
+	var fix fixLock // held from the duplicate check on; renewed with each step
 	step := func(st sessions.Step, upd sessions.StepUpdate) error {
 		_, err := s.store.RecordStep(ctx, key, a.Lease, st, upd)
+		fix.renew(ctx)
 		return err
 	}
 	// The base first: its read says clearly when the token cannot see the repository.
@@ -658,11 +660,11 @@ func (s *Service) openPR(ctx context.Context, a sessions.Approval, prop *Proposa
 	// instead of opening a duplicate; the look-up and the opening below
 	// hold the fix's lock so that two approvals cannot both open one.
 	hash := fixHash(rc.full(), files, orig)
-	release, err := s.lockFix(ctx, rc.full(), hash)
+	fix, err = s.lockFix(ctx, rc.full(), hash)
 	if err != nil {
 		return out, err
 	}
-	defer release()
+	defer fix.release(ctx)
 	same, err := s.findSameFix(ctx, rc, branch, hash, files)
 	if err != nil {
 		return out, err

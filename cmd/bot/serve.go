@@ -61,6 +61,8 @@ import (
 //	                          HTTP basic auth accepted as well
 //	AUTOHEAL_WEBHOOK_MAX_BODY largest webhook body in bytes (default 1048576; 413 above)
 //	AUTOHEAL_VISIBILITY_TIMEOUT  a job whose replica stopped showing life for this long is taken over (default 1m)
+//	AUTOHEAL_APPROVAL_LEASE   an approval whose replica stopped renewing its lease for this long (killed while
+//	                          opening the pull request) is resumed by another replica (default 5m, 1s..1h)
 //	AUTOHEAL_MAX_ATTEMPTS     deliveries of a job before it is dead-lettered (default 3)
 //	AUTOHEAL_QUEUE_MAX_LEN    jobs waiting or running before the webhook answers 503 (default 10000)
 //	AUTOHEAL_WORKER           "false": this replica answers Slack and webhooks but runs no investigations
@@ -103,8 +105,10 @@ type serveEnv struct {
 	OpenWebhook                                          bool
 	WebhookMaxBody                                       int64
 	VisibilityTimeout                                    time.Duration
-	MaxAttempts                                          int
-	QueueMaxLen                                          int64
+	// ApprovalLease is AUTOHEAL_APPROVAL_LEASE (see sessions.Options).
+	ApprovalLease time.Duration
+	MaxAttempts   int
+	QueueMaxLen   int64
 	// NoWorker leaves the queue to other replicas (AUTOHEAL_WORKER=false).
 	NoWorker bool
 	// Settings are the environment fallbacks of the session settings.
@@ -203,6 +207,10 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 	}
 	e.WebhookMaxBody = int64(intVar("AUTOHEAL_WEBHOOK_MAX_BODY", alerts.DefaultMaxBodyBytes, 4<<10, 64<<20))
 	e.VisibilityTimeout = durVar("AUTOHEAL_VISIBILITY_TIMEOUT", time.Minute)
+	e.ApprovalLease = durVar("AUTOHEAL_APPROVAL_LEASE", 5*time.Minute)
+	if e.ApprovalLease < time.Second || e.ApprovalLease > time.Hour {
+		errs = append(errs, errors.New("AUTOHEAL_APPROVAL_LEASE must be between 1s and 1h"))
+	}
 	e.MaxAttempts = intVar("AUTOHEAL_MAX_ATTEMPTS", 3, 1, 20)
 	e.QueueMaxLen = int64(intVar("AUTOHEAL_QUEUE_MAX_LEN", 10000, 10, 10_000_000))
 	if v := get("AUTOHEAL_WORKER"); v != "" {
@@ -459,7 +467,8 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	e := d.Env
 	e.registerSecrets()
 	log := d.Logger
-	store, err := sessions.New(d.Redis, sessions.Options{Prefix: e.RedisPrefix, EncryptionKey: e.EncryptionKey, Logger: log})
+	store, err := sessions.New(d.Redis, sessions.Options{Prefix: e.RedisPrefix, EncryptionKey: e.EncryptionKey,
+		ApprovalLease: e.ApprovalLease, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("sessions: %w", err)
 	}
@@ -637,7 +646,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"secrets_enabled", env.EncryptionKey != nil, "pull_requests", !env.Approvers.Empty(), "min_band", env.MinBand,
 		"channel_admins", !env.Admins.Empty(), "allowed_hosts", len(env.AllowedHosts),
 		"concurrency", env.Concurrency, "event_workers", env.EventWorkers, "http", env.HTTPAddr, "env_settings", settings,
-		"visibility_timeout", env.VisibilityTimeout, "max_attempts", env.MaxAttempts, "worker", !env.NoWorker)
+		"visibility_timeout", env.VisibilityTimeout, "approval_lease", env.ApprovalLease, "max_attempts", env.MaxAttempts, "worker", !env.NoWorker)
 	return serveUntilDone(ctx, w, log, env.DrainTimeout)
 }
 

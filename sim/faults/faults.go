@@ -63,6 +63,10 @@ const MalformedBody = `{"status":"success","data":{"result":[{"metric":{"__name_
 // Fault describes one injected failure.
 type Fault struct {
 	Kind Kind
+	// Method limits the fault to requests of one HTTP method ("POST");
+	// empty matches every method. Rules of one prefix and different
+	// methods coexist.
+	Method string
 	// Latency delays the call before anything else happens (0: none). The
 	// wait ends early when the client goes away.
 	Latency time.Duration
@@ -112,6 +116,9 @@ func (f Fault) validate() error {
 	if f.RetryAfter < 0 {
 		return fmt.Errorf("negative retry-after %v", f.RetryAfter)
 	}
+	if f.Method != "" && strings.ToUpper(f.Method) != f.Method {
+		return fmt.Errorf("method %q must be upper case", f.Method)
+	}
 	if f.Kind == None && f.Latency == 0 {
 		return errors.New("fault does nothing: set a kind or a latency")
 	}
@@ -159,7 +166,9 @@ func New(next http.Handler, opts Options) *Injector {
 }
 
 // Set installs (or replaces) the fault for requests whose path starts with
-// prefix; "" or "/" matches every path. The longest matching prefix wins.
+// prefix (and of f.Method, when set); "" or "/" matches every path. The
+// longest matching prefix wins, and among rules of one prefix the one
+// naming the request's method.
 func (i *Injector) Set(prefix string, f Fault) error {
 	if err := f.validate(); err != nil {
 		return fmt.Errorf("fault for %q: %w", prefix, err)
@@ -171,17 +180,22 @@ func (i *Injector) Set(prefix string, f Fault) error {
 	defer i.mu.Unlock()
 	out := i.rules[:0:0]
 	for _, r := range i.rules {
-		if r.prefix != prefix {
+		if r.prefix != prefix || r.fault.Method != f.Method {
 			out = append(out, r)
 		}
 	}
 	out = append(out, &rule{prefix: prefix, fault: f})
-	sort.SliceStable(out, func(a, b int) bool { return len(out[a].prefix) > len(out[b].prefix) })
+	sort.SliceStable(out, func(a, b int) bool {
+		if len(out[a].prefix) != len(out[b].prefix) {
+			return len(out[a].prefix) > len(out[b].prefix)
+		}
+		return out[a].fault.Method != "" && out[b].fault.Method == ""
+	})
 	i.rules = out
 	return nil
 }
 
-// Clear removes the fault of prefix.
+// Clear removes the faults of prefix (of every method).
 func (i *Injector) Clear(prefix string) {
 	if prefix == "/" {
 		prefix = ""
@@ -221,11 +235,11 @@ func (i *Injector) Injected() int64 { return i.injected.Load() }
 
 // match returns the fault to apply to path, if any, consuming one of its
 // Times.
-func (i *Injector) match(path string) (Fault, bool) {
+func (i *Injector) match(method, path string) (Fault, bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	for _, r := range i.rules {
-		if !strings.HasPrefix(path, r.prefix) {
+		if !strings.HasPrefix(path, r.prefix) || (r.fault.Method != "" && r.fault.Method != method) {
 			continue
 		}
 		n := r.calls.Add(1)
@@ -239,7 +253,7 @@ func (i *Injector) match(path string) (Fault, bool) {
 
 // ServeHTTP implements http.Handler.
 func (i *Injector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f, ok := i.match(r.URL.Path)
+	f, ok := i.match(r.Method, r.URL.Path)
 	if !ok {
 		i.next.ServeHTTP(w, r)
 		return

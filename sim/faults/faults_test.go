@@ -288,6 +288,31 @@ func TestPrefixSelection(t *testing.T) {
 	assert.Equal(t, 200, status("/api/v1/query"))
 }
 
+// A fault naming a method leaves the path's other methods alone, and
+// counts its Times on its own method's calls only.
+func TestMethodSelection(t *testing.T) {
+	inj, b, srv := setup(t, Options{})
+	require.NoError(t, inj.Set("/repos/o/r/pulls", Fault{Kind: Status, Status: 502, Method: http.MethodPost, Times: 1}))
+	require.NoError(t, inj.Set("/repos/o/r/pulls", Fault{Kind: Status, Status: 500, Method: http.MethodDelete}))
+	do := func(method string) int {
+		req, err := http.NewRequest(method, srv.URL+"/repos/o/r/pulls", nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, 200, do(http.MethodGet), "a GET of the same path goes through")
+	assert.Equal(t, 502, do(http.MethodPost))
+	assert.Equal(t, 200, do(http.MethodGet))
+	assert.Equal(t, 200, do(http.MethodPost), "its one time is used")
+	assert.Equal(t, 500, do(http.MethodDelete), "the other method's rule was kept")
+	assert.EqualValues(t, 3, b.calls.Load())
+	inj.Clear("/repos/o/r/pulls")
+	assert.Equal(t, 200, do(http.MethodDelete), "clear removes every method's rule")
+	assert.Error(t, inj.Set("/", Fault{Kind: Hang, Method: "post"}), "methods are upper case")
+}
+
 func TestSetValidates(t *testing.T) {
 	inj := New(http.NotFoundHandler(), Options{})
 	for _, f := range []Fault{
