@@ -18,15 +18,16 @@ import (
 
 // Environment variables read by FromEnv / ConfigFromEnv.
 const (
-	EnvAPIKey          = "OPENAI_API_KEY"
-	EnvBaseURL         = "OPENAI_BASE_URL"
-	EnvModel           = "AUTOHEAL_MODEL"
-	EnvMaxSteps        = "AUTOHEAL_LLM_MAX_STEPS"
-	EnvMaxToolCalls    = "AUTOHEAL_LLM_MAX_TOOL_CALLS"
-	EnvMaxPromptTokens = "AUTOHEAL_LLM_MAX_PROMPT_TOKENS"
-	EnvDeadline        = "AUTOHEAL_LLM_DEADLINE"
-	EnvPricePer1K      = "AUTOHEAL_LLM_PRICE_PER_1K"
-	EnvRedactIPs       = "AUTOHEAL_LLM_REDACT_IPS"
+	EnvAPIKey           = "OPENAI_API_KEY"
+	EnvBaseURL          = "OPENAI_BASE_URL"
+	EnvModel            = "AUTOHEAL_MODEL"
+	EnvMaxSteps         = "AUTOHEAL_LLM_MAX_STEPS"
+	EnvMaxToolCalls     = "AUTOHEAL_LLM_MAX_TOOL_CALLS"
+	EnvMaxPromptTokens  = "AUTOHEAL_LLM_MAX_PROMPT_TOKENS"
+	EnvMaxRequestTokens = "AUTOHEAL_LLM_MAX_REQUEST_TOKENS"
+	EnvDeadline         = "AUTOHEAL_LLM_DEADLINE"
+	EnvPricePer1K       = "AUTOHEAL_LLM_PRICE_PER_1K"
+	EnvRedactIPs        = "AUTOHEAL_LLM_REDACT_IPS"
 )
 
 // DefaultBaseURL is the OpenAI API.
@@ -51,6 +52,10 @@ type Limits struct {
 	// MaxPromptTokens bounds the prompt tokens of all requests together
 	// (default 60000). A request that would cross it is not sent.
 	MaxPromptTokens int
+	// MaxRequestTokens bounds the prompt of one request (default 20000):
+	// older tool results are compacted to fit, below a model's context
+	// window.
+	MaxRequestTokens int
 	// MaxCompletionTokens bounds one response (default 2048).
 	MaxCompletionTokens int
 	// Deadline bounds the whole investigation, first round included (default 120 s).
@@ -82,6 +87,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxVerifyCalls, 2)
 	def(&l.MaxRejectedCalls, 8)
 	def(&l.MaxPromptTokens, 60000)
+	def(&l.MaxRequestTokens, 20000)
 	def(&l.MaxCompletionTokens, 2048)
 	def(&l.MaxRetries, 3)
 	def(&l.ToolOutputChars, 6000)
@@ -185,6 +191,7 @@ func ConfigFromEnv(getenv func(string) string) (cfg Config, ok bool, err error) 
 	intVar(EnvMaxSteps, &cfg.Limits.MaxSteps)
 	intVar(EnvMaxToolCalls, &cfg.Limits.MaxToolCalls)
 	intVar(EnvMaxPromptTokens, &cfg.Limits.MaxPromptTokens)
+	intVar(EnvMaxRequestTokens, &cfg.Limits.MaxRequestTokens)
 	if v := strings.TrimSpace(getenv(EnvDeadline)); v != "" {
 		d, err := parseDuration(v)
 		if err != nil {

@@ -397,6 +397,41 @@ func compactArgs(args map[string]any) map[string]any {
 	return out
 }
 
+// ranked is a finding with its index in the receipt (its id).
+type ranked struct {
+	idx int
+	f   investigate.Finding
+}
+
+// rankFindings splits a receipt's findings into call edges, the service
+// inventory and the rest, ordered by relevance.
+func rankFindings(r investigate.Receipt) (edges, services []investigate.Finding, fs []ranked) {
+	for i, f := range r.Findings {
+		switch f.Kind {
+		case investigate.KindCallEdge:
+			edges = append(edges, f)
+		case investigate.KindInventory:
+			services = append(services, f)
+		default:
+			fs = append(fs, ranked{i, f})
+		}
+	}
+	sort.SliceStable(fs, func(a, b int) bool {
+		ra, rb := findingRank(fs[a].f), findingRank(fs[b].f)
+		if ra != rb {
+			return ra > rb
+		}
+		return fs[a].f.Count > fs[b].f.Count
+	})
+	return edges, services, fs
+}
+
+// size is the length of v as the prompt shows it.
+func size(v any) int {
+	b, _ := marshal(v)
+	return len(b)
+}
+
 // renderReceipt renders one receipt (and the tool's structured data, when
 // captured) as redacted JSON within budget bytes. Findings are kept in
 // order of relevance; call edges and service inventories are folded into
@@ -407,36 +442,18 @@ func (c *cleaner) renderReceipt(r investigate.Receipt, data any, budget int) str
 	if args, ok := c.value(toGeneric(r.Args)).(map[string]any); ok {
 		v.Args = compactArgs(args)
 	}
-	type ranked struct {
-		idx int
-		f   investigate.Finding
-	}
-	var fs []ranked
-	for i, f := range r.Findings {
-		switch f.Kind {
-		case investigate.KindCallEdge:
-			if len(v.CallEdges) < 12 {
-				v.CallEdges = append(v.CallEdges, c.text(fmt.Sprintf("%s -> %s ×%d", f.Peer, f.Service, f.Count)))
-			}
-			continue
-		case investigate.KindInventory:
-			if len(v.Services) < 40 {
-				v.Services = append(v.Services, c.text(f.Service))
-			}
-			continue
+	edges, services, fs := rankFindings(r)
+	for i, e := range edges {
+		if i == 12 {
+			break
 		}
-		fs = append(fs, ranked{i, f})
+		v.CallEdges = append(v.CallEdges, c.text(fmt.Sprintf("%s -> %s ×%d", e.Peer, e.Service, e.Count)))
 	}
-	sort.SliceStable(fs, func(a, b int) bool {
-		ra, rb := findingRank(fs[a].f), findingRank(fs[b].f)
-		if ra != rb {
-			return ra > rb
+	for i, s := range services {
+		if i == 40 {
+			break
 		}
-		return fs[a].f.Count > fs[b].f.Count
-	})
-	size := func(x any) int {
-		b, _ := marshal(x)
-		return len(b)
+		v.Services = append(v.Services, c.text(s.Service))
 	}
 	used := size(v)
 	for _, rf := range fs {

@@ -134,7 +134,7 @@ type run struct {
 	ref     *investigate.HealResult // the deterministic engine's result, once run
 	fence   string
 	lim     Limits
-	msgs    []openai.ChatCompletionMessage
+	turns   []*turn // the conversation (see compact.go)
 	tools   []openai.Tool
 	allowed map[string]investigate.ToolSpec
 
@@ -235,9 +235,9 @@ func (r *run) callAll(ctx context.Context, planner string, calls []investigate.T
 	return receipts, data
 }
 
-// render renders a receipt for the prompt within what is left of the
+// toolResult renders a receipt for the prompt within what is left of the
 // conversation's output budget.
-func (r *run) render(rc investigate.Receipt, data any) string {
+func (r *run) toolResult(rc investigate.Receipt, data any) *shown {
 	left := r.lim.ConversationChars - r.outChars
 	var out string
 	if left < 400 {
@@ -246,23 +246,19 @@ func (r *run) render(rc investigate.Receipt, data any) string {
 		out = r.p.clean.renderReceipt(rc, data, min(r.lim.ToolOutputChars, left))
 	}
 	r.outChars += len(out)
-	return fence(r.fence, rc.Tool, out)
+	return &shown{rc: rc, data: data, full: out}
 }
 
 func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []any) (*investigate.HealResult, error) {
-	var b strings.Builder
-	b.WriteString("Investigate this incident.\n")
-	b.WriteString(fence(r.fence, "incident", r.p.clean.renderIssue(r.issue)))
-	b.WriteString("\n" + r.p.clean.backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
-	fmt.Fprintf(&b, "First evidence round (%d calls):\n", len(first))
+	parts := make([]*shown, len(first))
 	for i, rc := range first {
-		b.WriteString(r.render(rc, data[i]) + "\n")
+		parts[i] = r.toolResult(rc, data[i])
 		r.seen[callKey(rc.Tool, rc.Args)] = fmt.Sprintf("R%d", rc.Seq)
 	}
-	b.WriteString("Call the tools you still need, then answer.")
-	r.msgs = []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(r.fence, r.lim.MaxToolCalls, r.p.format.Load() == formatUnsupported)},
-		{Role: openai.ChatMessageRoleUser, Content: b.String()},
+	r.turns = []*turn{
+		{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(r.fence, r.lim.MaxToolCalls, r.p.format.Load() == formatUnsupported)}},
+		{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}, head: r.incidentText(len(first)), parts: parts,
+			tail: "Call the tools you still need, then answer."},
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -295,7 +291,7 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 				return nil, &failure{kind: "unusable", detail: fmt.Sprintf("the model kept calling tools after %s", r.forceWhy)}
 			}
 		}
-		r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 16000)})
+		r.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 16000)})
 		ans, perr := parseAnswer(msg.Content)
 		if perr != nil {
 			if msg.Refusal != "" {
@@ -318,8 +314,22 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 	}
 }
 
+// incidentText opens the first message: the incident and the backends,
+// each context block of the investigation fenced, then the first round's
+// results follow.
+func (r *run) incidentText(firstCalls int) string {
+	var b strings.Builder
+	b.WriteString("Investigate this incident.\n")
+	b.WriteString(fence(r.fence, "incident", r.p.clean.renderIssue(r.issue)))
+	b.WriteString("\n" + r.p.clean.backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
+	fmt.Fprintf(&b, "First evidence round (%d calls):", firstCalls)
+	return b.String()
+}
+
+func (r *run) add(m openai.ChatCompletionMessage) { r.turns = append(r.turns, &turn{msg: m}) }
+
 func (r *run) say(content string) {
-	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
+	r.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
 }
 
 func (r *run) force(why string) {
@@ -344,14 +354,17 @@ func reasoningModel(model string) bool {
 // (omitempty), which servers read as their default of 1.
 const tinyTemperature = 1e-4
 
+// request builds the next request. A request for the final answer offers
+// no tools: the answer is all that is left, and the tool definitions are
+// a good part of a request's size.
 func (r *run) request() openai.ChatCompletionRequest {
-	req := openai.ChatCompletionRequest{Model: r.p.cfg.Model, Messages: r.msgs, Tools: r.tools,
+	req := openai.ChatCompletionRequest{Model: r.p.cfg.Model, Messages: r.messages(),
 		MaxCompletionTokens: r.lim.MaxCompletionTokens}
+	if !r.forceNext {
+		req.Tools = r.tools
+	}
 	if !reasoningModel(req.Model) {
 		req.Temperature = tinyTemperature
-	}
-	if r.forceNext && len(r.tools) > 0 {
-		req.ToolChoice = "none"
 	}
 	if r.p.format.Load() != formatUnsupported {
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
@@ -386,17 +399,52 @@ func estimateTokens(req openai.ChatCompletionRequest) int {
 	return len(b)/4 + 1
 }
 
-// complete sends one request: it enforces the prompt-token budget, learns
-// whether the endpoint takes response_format, and accounts usage.
+// plan fits the next request into the budgets: the request cap and what
+// is left of the investigation's prompt tokens. Results the model has
+// acted on are compacted to their findings when the request is larger
+// than its share of the remaining budget (spread over the remaining
+// requests); under a hard limit anything may be compacted. When no tool
+// round would leave room for the answer after it, the answer is asked for
+// now, with the evidence gathered so far, rather than the work lost.
+func (r *run) plan() (openai.ChatCompletionRequest, int, error) {
+	left := r.lim.MaxPromptTokens - r.prompt
+	hard := min(r.lim.MaxRequestTokens, left)
+	if !r.forceNext {
+		pace := left / max(r.lim.MaxSteps-r.steps, 1)
+		est := r.compact(r.request, pace, levelFindings, false)
+		if est > hard {
+			est = r.compact(r.request, hard, levelBrief, true)
+		}
+		r.forceNext = true
+		answer := estimateTokens(r.request()) + r.lim.ToolOutputChars/4 // the answer after this round's results
+		r.forceNext = false
+		if est <= hard && est+answer <= left {
+			return r.request(), est, nil
+		}
+		r.force("the prompt-token budget is about to run out")
+		r.say(forceAnswerMessage(r.forceWhy))
+		r.p.metrics.Add(MetricGovernor, 1, "action", "budget_answer")
+	}
+	est := r.compact(r.request, hard, levelBrief, true)
+	if est > hard {
+		if hard < left {
+			return openai.ChatCompletionRequest{}, 0, &failure{kind: "budget", detail: fmt.Sprintf("a request would exceed %d prompt tokens even compacted (~%d)", hard, est)}
+		}
+		return openai.ChatCompletionRequest{}, 0, &failure{kind: "budget", detail: fmt.Sprintf("the prompt-token budget of %d would be exceeded (%d sent, ~%d more)", r.lim.MaxPromptTokens, r.prompt, est)}
+	}
+	return r.request(), est, nil
+}
+
+// complete sends one request: it fits it into the budgets, learns whether
+// the endpoint takes response_format, and accounts usage.
 func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, error) {
-	req := r.request()
+	req, est, err := r.plan()
+	if err != nil {
+		return nil, err
+	}
 	if r.leaks(req) {
 		r.p.log.Error("a registered secret was about to reach the prompt; the request was not sent")
 		return nil, &failure{kind: "blocked", detail: "a registered secret would have reached the prompt"}
-	}
-	est := estimateTokens(req)
-	if r.prompt+est > r.lim.MaxPromptTokens {
-		return nil, &failure{kind: "budget", detail: fmt.Sprintf("the prompt-token budget of %d would be exceeded (%d sent, ~%d more)", r.lim.MaxPromptTokens, r.prompt, est)}
 	}
 	r.steps++
 	actx, at := withAttempts(ctx)
@@ -404,7 +452,7 @@ func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, err
 	if err != nil && req.ResponseFormat != nil && formatRejected(err) {
 		r.p.format.Store(formatUnsupported)
 		r.p.log.Warn("endpoint rejects response_format; using validated parsing", "error", r.p.clean.clip(err.Error(), 300))
-		r.msgs[0].Content = systemPrompt(r.fence, r.lim.MaxToolCalls, true)
+		r.turns[0].msg.Content = systemPrompt(r.fence, r.lim.MaxToolCalls, true)
 		req = r.request()
 		actx, at = withAttempts(ctx)
 		resp, err = r.p.client.CreateChatCompletion(actx, req)
@@ -416,6 +464,7 @@ func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, err
 		return nil, f
 	}
 	r.p.metrics.Add(MetricRequests, 1, "model", r.p.cfg.Model, "outcome", "ok")
+	r.markSeen()
 	if req.ResponseFormat != nil {
 		r.p.format.CompareAndSwap(formatUnknown, formatSupported)
 	}
@@ -541,9 +590,10 @@ func (r *run) handleToolCalls(ctx context.Context, msg openai.ChatCompletionMess
 		calls[i].Type = openai.ToolTypeFunction
 		calls[i].Index = nil
 	}
-	r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 4000), ToolCalls: calls})
+	r.add(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(msg.Content, 4000), ToolCalls: calls})
 
 	outputs := make([]string, len(calls))
+	results := make([]*shown, len(calls))
 	var exec []investigate.ToolCall
 	var execIdx []int
 	batch := map[string]int{}
@@ -566,7 +616,7 @@ func (r *run) handleToolCalls(ctx context.Context, msg openai.ChatCompletionMess
 		key := callKey(name, args)
 		if prev, ok := r.seen[key]; ok {
 			r.p.metrics.Add(MetricToolCalls, 1, "outcome", "duplicate")
-			outputs[i] = fmt.Sprintf("not executed: identical to call %s, whose output is above.", prev)
+			outputs[i] = fmt.Sprintf("not executed: identical to call %s, whose findings are above.", prev)
 			continue
 		}
 		if j, ok := batch[key]; ok {
@@ -587,11 +637,15 @@ func (r *run) handleToolCalls(ctx context.Context, msg openai.ChatCompletionMess
 	receipts, data := r.callAll(ctx, plannerLLM, exec)
 	r.p.metrics.Add(MetricToolCalls, float64(len(receipts)), "outcome", "executed")
 	for j, rc := range receipts {
-		outputs[execIdx[j]] = r.render(rc, data[j])
+		results[execIdx[j]] = r.toolResult(rc, data[j])
 		r.seen[callKey(exec[j].Tool, exec[j].Args)] = fmt.Sprintf("R%d", rc.Seq)
 	}
 	for i, tc := range calls {
-		r.msgs = append(r.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Name: tc.Function.Name, Content: outputs[i]})
+		t := &turn{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Name: tc.Function.Name, Content: outputs[i]}}
+		if results[i] != nil {
+			t.parts = []*shown{results[i]}
+		}
+		r.turns = append(r.turns, t)
 	}
 	if !r.forceNext && r.modelCalls >= r.lim.MaxToolCalls {
 		r.force(fmt.Sprintf("the tool-call budget of %d calls is spent", r.lim.MaxToolCalls))

@@ -423,7 +423,7 @@ func TestNeverStoppingModelIsCappedAndConcludesWithWhatExists(t *testing.T) {
 	assert.Len(t, receiptsOf(res, "logs_query"), 3)
 	reqs := env.srv.ChatRequests()
 	require.Len(t, reqs, 4)
-	assert.True(t, reqs[3].ToolChoiceNone(), "the last request forbids tools")
+	assert.Empty(t, reqs[3].Tools, "the last request offers no tools")
 	assert.Contains(t, string(reqs[3].Messages[len(reqs[3].Messages)-1].Content), "No more tool calls are available")
 	assert.Equal(t, adFile, res.RootCause.File, "concluded with the receipts that exist")
 }

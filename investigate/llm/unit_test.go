@@ -373,7 +373,7 @@ func TestASecretThatSlipsThroughIsNeverSent(t *testing.T) {
 	p, err := New(Config{APIKey: "sk-test-0123456789abcdefgh", BaseURL: "http://127.0.0.1:1/v1"}, Options{Redactor: sec})
 	require.NoError(t, err)
 	sec.Register("late-registered-secret-42")
-	r := &run{p: p, lim: p.cfg.Limits, msgs: []openai.ChatCompletionMessage{{Role: "user", Content: "token late-registered-secret-42"}}}
+	r := &run{p: p, lim: p.cfg.Limits, turns: []*turn{{msg: openai.ChatCompletionMessage{Role: "user", Content: "token late-registered-secret-42"}}}}
 	_, err = r.complete(context.Background())
 	var f *failure
 	require.ErrorAs(t, err, &f)
