@@ -548,13 +548,70 @@ func (ev *evidence) candidates() []*candidate {
 		c.Score = ev.score(c)
 	}
 	demotePoolVictims(out)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Service < out[j].Service
-	})
+	byScore := func() {
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].Score != out[j].Score {
+				return out[i].Score > out[j].Score
+			}
+			return out[i].Service < out[j].Service
+		})
+	}
+	byScore()
+	if ev.originFirst(out) {
+		byScore()
+	}
 	return out
+}
+
+// originFirst: failures flow from callee to caller, and the root is often
+// quieter than its victims. When the leading candidate depends on another
+// service (it calls it in traces, or its failures name it) whose own
+// failure started first, that service is the better cause: it leads.
+// Reports whether the order changed.
+func (ev *evidence) originFirst(cs []*candidate) bool {
+	if len(cs) < 2 {
+		return false
+	}
+	lead := cs[0]
+	if lead.First.IsZero() || lead.infra > 0 {
+		return false
+	}
+	for _, o := range cs[1:] {
+		if o.Service == lead.Service || o.First.IsZero() || o.Score < 0.35*lead.Score {
+			continue
+		}
+		own := o.logCause > 0 || o.traceOrigins > 0 || o.infra > 0 || o.novel > 0
+		if !own || o.remoteWrapped {
+			continue
+		}
+		// It started first (a minute of slack for clocks and sampling),
+		// but not so long before that it is background.
+		if o.First.After(lead.First.Add(time.Minute)) || lead.First.Sub(o.First) > 30*time.Minute {
+			continue
+		}
+		if !ev.dependsOn(lead, o.Service) {
+			continue
+		}
+		o.Score = lead.Score * 1.05
+		return true
+	}
+	return false
+}
+
+// dependsOn: c's service calls svc (a trace edge), or c's failures name
+// svc as the peer they could not get an answer from.
+func (ev *evidence) dependsOn(c *candidate, svc string) bool {
+	if ev.calls[c.Service][svc] > 0 {
+		return true
+	}
+	n := 0
+	for _, f := range c.Support {
+		q := strings.ToLower(f.Quote)
+		if f.Attrs["relayed_by"] == "" && (containsSetting(q, []string{strings.ToLower(svc)}) || namesLoosely(q, svc)) {
+			n += max(f.Count, 1)
+		}
+	}
+	return n > 0 && n*2 >= c.failures()
 }
 
 // isCause: the candidate's evidence says where the failure is raised (an

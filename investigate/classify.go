@@ -28,6 +28,11 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	if ev.inputDoesNotFit(c, anchoredPath, anchoredLine) {
 		et = ErrDataValidation
 	}
+	if (et == ErrRuntime || et == ErrUnknown || et == "") && c.answeredByRemote() {
+		if _, ok := ev.configChangeBefore(c); ok {
+			return BucketInfrastructure // a cloud service refuses or lost something since our configuration of it changed
+		}
+	}
 	switch et {
 	case ErrRace:
 		return BucketFlake
@@ -159,7 +164,7 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	if c.infra > 0 {
 		return BucketInfrastructure
 	}
-	if c.hasAppFrame {
+	if c.hasAppFrame && !c.answeredByRemote() {
 		return BucketCodeBug
 	}
 	return BucketUnknown
@@ -467,4 +472,41 @@ func (ev *evidence) enqueueBeforeCommit(c *candidate) (Finding, int, bool) {
 		}
 	}
 	return Finding{}, 0, false
+}
+
+// cloudResponseErrorRE: the error classes a cloud or storage SDK raises
+// for what the remote service answered (a missing object, a denied call,
+// a throttled request), as opposed to a defect of the caller's code.
+var cloudResponseErrorRE = regexp.MustCompile(`Aws::[\w:]*Errors::|botocore\.exceptions\.ClientError|\bClientError\b.*\bAn error occurred\b|AmazonS3Exception|AmazonServiceException|S3Exception|software\.amazon\.awssdk\.[\w.]*Exception|google\.api_core\.exceptions\.|googleapiclient\.errors\.HttpError|Azure\.RequestFailedException|azure\.core\.exceptions\.|StorageException`)
+
+// answeredByRemote: the failure is raised inside a client library on what
+// a cloud service answered (its error class says so and the innermost
+// frame is the library's), so the caller's code only relays it; the cause
+// is the remote's state or our configuration of it, unless a code change
+// touches the calling path.
+func (c *candidate) answeredByRemote() bool {
+	for _, f := range c.Support {
+		text := f.Exception + " " + f.Quote
+		if !cloudResponseErrorRE.MatchString(text) {
+			continue
+		}
+		if len(f.Frames) == 0 || IsLibraryFrame(f.Frames[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// configChangeBefore is the best-scoring recent change to a configuration
+// file (Terraform, values, app config) that shares anything with the
+// failure, even below the explaining threshold, when no code change
+// scores higher.
+func (ev *evidence) configChangeBefore(c *candidate) (changeMatch, bool) {
+	for _, m := range ev.explainingChanges(c) {
+		if !IsConfigPath(m.line.change.File) {
+			return changeMatch{}, false
+		}
+		return m, true
+	}
+	return changeMatch{}, false
 }

@@ -246,7 +246,7 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		targets, deploy := fieldTargets(h.c)
 		if _, named := ev.namedConfigChange(h.c); (!named || len(targets) > 0) && e.has("source_manifests") {
 			args := map[string]any{"service": h.c.Service}
-			if keys := settingNames(h.c); len(keys) > 0 {
+			if keys := dedupe(append(settingNames(h.c), namedSettings(h.c)...)); len(keys) > 0 {
 				args["keys"] = keys
 			}
 			if len(targets) > 0 {
@@ -507,6 +507,20 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		sourceRead = readAt(rc.File, rc.Line)
 		byChange = true
 	}
+	// An infrastructure cause nothing else located: the configuration
+	// change before the onset that shares most with the failure (a
+	// Terraform rule, a values key) is where to look, even when it
+	// explains less than a code change would need to.
+	if rc.File == "" && bucket == BucketInfrastructure {
+		if m, ok := ev.configChangeBefore(c); ok {
+			rc.File, rc.Line, rc.Function = m.line.change.File, m.line.line, ""
+			sourceRead = readAt(rc.File, rc.Line)
+			explain, byChange = m, true
+		}
+	}
+	if bucket == BucketInfrastructure && (rc.ErrorType == ErrRuntime || rc.ErrorType == ErrNullPointer || rc.ErrorType == ErrUnknown || rc.ErrorType == "") {
+		rc.ErrorType = ErrConfig // not a defect of code: a setting
+	}
 	rc.Bucket = bucket
 	unresolved := ""
 	if hasCfg && (c.Signature == "dns" || c.Signature == "java-unknownhost") {
@@ -603,6 +617,9 @@ func (e *Engine) concludeNothing(issue Issue, res *HealResult, ev *evidence) *He
 			svc = k
 			break
 		}
+	}
+	if svc == "" {
+		svc = ev.loudestService()
 	}
 	// Even with nothing to go on, the answer names a bucket: the one the
 	// reporter's words point at (infrastructure when they point nowhere).
@@ -1306,4 +1323,30 @@ func windowMatch(window []string, re *regexp.Regexp) int {
 		}
 	}
 	return 0
+}
+
+// loudestService names a service when nothing failing did: the one whose
+// warnings and errors are the most lines of the window, else the first
+// service any backend knows. An answer always names a service.
+func (ev *evidence) loudestService() string {
+	lines := map[string]int{}
+	for _, f := range ev.findings {
+		if f.Service == "" || (f.Kind != KindLogTemplate && f.Kind != KindLogPattern) {
+			continue
+		}
+		if f.Kind == KindLogTemplate && levelRank(f.Attrs["level"]) < levelRank("warn") {
+			continue
+		}
+		lines[f.Service] += max(f.Count, 1)
+	}
+	best := ""
+	for svc, n := range lines {
+		if best == "" || n > lines[best] || (n == lines[best] && svc < best) {
+			best = svc
+		}
+	}
+	if best == "" && len(ev.known) > 0 {
+		best = ev.known[0]
+	}
+	return best
 }

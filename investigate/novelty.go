@@ -307,6 +307,9 @@ var lexicon = []struct {
 	{regexp.MustCompile(`(?i)connection refused|connection reset|no route to host|network is unreachable|unreachable|broken pipe|no such host|name resolution|could not resolve|econnrefused|econnreset|host not found`), ErrNetwork},
 	{regexp.MustCompile(`(?i)too many (?:connections|open files|requests|clients)|pool (?:exhausted|is full)|exhausted|quota|throttl|rate.?limit|\b429\b|no space left|disk (?:is )?full|queue (?:is )?full|backlog|limit (?:reached|exceeded)|evict`), ErrResourceExhaustion},
 	{regexp.MustCompile(`(?i)permission denied|access denied|forbidden|unauthori[sz]ed|not configured|missing (?:env|config|setting|secret)|invalid (?:config|configuration|credentials)|config(?:uration)? error|unknown (?:option|setting)|no such (?:file|bucket)`), ErrConfig},
+	// A request or value above a configured maximum: the setting that
+	// bounds it is named by the message ("body 4.2MB exceeds max_body_size 2MB").
+	{regexp.MustCompile(`(?i)\bexceed(?:s|ed|ing)?\b[^.;\n]{0,60}\b(?:max\w*|maximum|limit\w*|size|length)\b|\btoo (?:large|big|long)\b|above (?:the )?(?:max\w*|maximum|limit)`), ErrConfig},
 	{regexp.MustCompile(`(?i)invalid|malformed|cannot (?:parse|decode|deserialize)|parse error|unexpected (?:token|value|character|format)|validation|constraint|duplicate|out of range|not a valid|bad request|unmarshal|records were found|more than one (?:row|record)`), ErrDataValidation},
 	{regexp.MustCompile(`(?i)\bnil\b|null pointer|nullpointer|nullreference|nonetype|undefined is not|cannot read propert`), ErrNullPointer},
 	{regexp.MustCompile(`(?i)bad gateway|service unavailable|upstream|provider|vendor`), ErrDependency},

@@ -22,7 +22,9 @@ var (
 	goFuncRE  = regexp.MustCompile(`(?m)^\s*([\w./-]+(?:\.\(\*?[\w]+\))?\.[\w.]+)\(.*\)\s*$`)
 	goFrameRE = regexp.MustCompile(`(?m)^\s*(/[^\s:]+\.go|[\w./-]+\.go):(\d+)(?:\s+\+0x[0-9a-f]+)?\s*$`)
 	// Ruby: /app/app/models/order.rb:42:in `total'
-	rubyFrameRE = regexp.MustCompile("([\\w./-]+\\.rb):(\\d+):in [\x60'\"]([^'\"\x60]+)['\"\x60]?")
+	// Rails' backtrace cleaner prefixes a gem's frames with the gem:
+	// "aws-sdk-core (3.201.3) lib/seahorse/client/.../raise_response_errors.rb:17:in `call'".
+	rubyFrameRE = regexp.MustCompile("(?:([\\w.-]+) \\(\\d[\\w.]*\\) )?([\\w./-]+\\.rb):(\\d+):in [\x60'\"]([^'\"\x60]+)['\"\x60]?")
 	// PHP: #0 /var/www/src/Cart.php(57): App\Cart->total()  /  in /var/www/src/Cart.php on line 57  /  /var/www/src/Cart.php:57
 	phpFrameRE = regexp.MustCompile(`([\w./-]+\.php)(?:\((\d+)\)|:(\d+)| on line (\d+)| line (\d+))`)
 	// Rust: panicked at src/handlers/checkout.rs:57:31  /  at src/main.rs:42:17
@@ -69,8 +71,12 @@ func ParseStack(text string) []Frame {
 		frames = parseGoStack(text)
 	case rubyFrameRE.MatchString(text):
 		for _, m := range rubyFrameRE.FindAllStringSubmatch(text, 64) {
-			line, _ := strconv.Atoi(m[2])
-			frames = append(frames, Frame{File: m[1], Line: line, Function: m[3]})
+			line, _ := strconv.Atoi(m[3])
+			f := Frame{File: m[2], Line: line, Function: m[4]}
+			if m[1] != "" {
+				f.Module = rubyGemModule + m[1] // a gem's frame, not the application's
+			}
+			frames = append(frames, f)
 		}
 	case phpFrameRE.MatchString(text):
 		for _, m := range phpFrameRE.FindAllStringSubmatch(text, 64) {
@@ -126,6 +132,9 @@ func parseGoStack(text string) []Frame {
 	return frames
 }
 
+// rubyGemModule marks the module of a frame Rails printed with its gem.
+const rubyGemModule = "gem:"
+
 // libraryMarkers identify frames of runtimes, frameworks and dependencies:
 // they say where an error surfaced, not where the defect is.
 var libraryPathMarkers = []string{
@@ -169,6 +178,9 @@ func IsLibraryFrame(f Frame) bool {
 		if strings.HasPrefix(f.File, p) {
 			return true
 		}
+	}
+	if strings.HasPrefix(f.Module, rubyGemModule) {
+		return true
 	}
 	name := f.Function
 	if f.Module != "" {
