@@ -521,6 +521,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if bucket == BucketInfrastructure && (rc.ErrorType == ErrRuntime || rc.ErrorType == ErrNullPointer || rc.ErrorType == ErrUnknown || rc.ErrorType == "") {
 		rc.ErrorType = ErrConfig // not a defect of code: a setting
 	}
+	if bucket == BucketBadData && (rc.ErrorType == ErrRuntime || rc.ErrorType == ErrUnknown || rc.ErrorType == "") {
+		rc.ErrorType = ErrDataValidation // the code is right; the input is what it cannot accept
+	}
 	rc.Bucket = bucket
 	unresolved := ""
 	if hasCfg && (c.Signature == "dns" || c.Signature == "java-unknownhost") {

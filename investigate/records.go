@@ -22,8 +22,10 @@ const (
 )
 
 var (
-	kvPairRE  = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
-	wordIDRE  = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|supplier|provider|client|listing|device|member|document|feed|site|shop|carrier|campaign)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
+	kvPairRE = regexp.MustCompile(`"?([A-Za-z][A-Za-z0-9_.]{1,40})"?\s*[=:]\s*"?([A-Za-z0-9][A-Za-z0-9_.:/-]{1,60})"?`)
+	wordIDRE = regexp.MustCompile(`(?i)\b(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|row|message|event|batch|file|shipment|subscription|store|partner|vendor|supplier|provider|client|listing|device|member|document|feed|site|shop|carrier|campaign)\s+#?([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
+	// A record in a REST path: /v1/products/88123/price, /tenants/t-4471.
+	pathIDRE  = regexp.MustCompile(`(?i)/(tenant|account|customer|merchant|order|invoice|sku|product|record|item|user|shipment|subscription|store|partner|vendor|supplier|listing|device|member|document|feed|site|shop|carrier|campaign)s?/([A-Za-z0-9][A-Za-z0-9_-]{2,40})\b`)
 	idKeyRE   = regexp.MustCompile(`(?i)(^|[_.-])(id|ids|sku|skus|key|record|tenant|account|customer|product|order|user|merchant|invoice|item|code|uuid|ref|partner|vendor|supplier|provider|member|batch|file|row|offset|shipment|subscription|store|listing|device|message|feed|site|campaign)([_.-]|$)|Id$|ID$`)
 	notIDKeys = map[string]bool{"level": true, "lvl": true, "status": true, "method": true, "path": true, "url": true, "route": true, "trace_id": true, "traceid": true, "span_id": true, "spanid": true, "trace_flags": true, "pid": true, "thread": true, "host": true, "hostname": true, "pod": true, "service": true, "logger": true, "time": true, "timestamp": true, "ts": true, "msg": true, "message": true, "caller": true, "env": true, "version": true, "code": false}
 	// Attributes that describe the transport, the runtime or the
@@ -72,6 +74,11 @@ func (r *Records) Add(text string) {
 	}
 	for _, m := range kvPairRE.FindAllStringSubmatch(text, 20) {
 		add(m[1], m[2])
+	}
+	for _, m := range pathIDRE.FindAllStringSubmatch(text, 10) {
+		if hasDigitRE.MatchString(m[2]) {
+			add(m[1], m[2])
+		}
 	}
 	for _, m := range wordIDRE.FindAllStringSubmatch(text, 10) {
 		if hasDigitRE.MatchString(m[2]) {
