@@ -15,6 +15,10 @@ import yaml
 
 # name: (domain, runtime/framework, cascade (root is not the loudest service), decoys)
 META = {
+    "uploads-max-body-size-toml-limit": ("photo uploads", "Go", "no", "thumbnail commit; the limit was set months ago (no change names it)"),
+    "pricing-keyerror-imported-products-missing-attribute": ("online shop pricing", "Python", "no", "banker's rounding commit in pricing; records only in the request path"),
+    "tile-cache-disk-full-quiet-origin": ("maps", "mixed", "web 502s <- geo-api 507s <- tile-cache (a few WARNs)", "web legend commit; the loudest service is the last victim"),
+    "partner-api-throttle-terraform-usage-plan": ("logistics partner API", "Terraform (API Gateway), Go", "no", "shipment ETA commit in partner-api, later than the Terraform change"),
     "basket-pricing-null-unit-price-skus": ("grocery delivery", "Java / Spring Boot", "checkout-service -> basket-pricing",
                                            "promotion commit on the same SKUs, promo cache WARNs"),
     "billing-api-tier-no-matching-element": ("SaaS billing", ".NET 8 / ASP.NET Core", "admin-console-bff alerts too",

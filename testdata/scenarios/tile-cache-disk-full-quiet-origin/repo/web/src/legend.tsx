@@ -1,0 +1,3 @@
+export const Legend = () => (
+  <span>km</span>
+)
