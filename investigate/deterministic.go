@@ -68,8 +68,14 @@ func (e *Engine) Investigate(ctx context.Context, issue Issue) (*HealResult, err
 	}
 	e.progress(h, ev)
 
+	// Runbooks that apply once the evidence names a service and a bucket
+	// add their queries to the second round.
+	var applied []RunbookMatch
+	if h != nil {
+		applied = e.runbooksFor(issue, led.Receipts())
+	}
 	if h != nil && ctx.Err() == nil {
-		if calls := e.secondRound(ev, h); len(calls) > 0 {
+		if calls := append(e.secondRound(ev, h), e.runbookCalls(applied, led.Receipts())...); len(calls) > 0 {
 			e.CallAll(ctx, led, plannerDeterministic, calls)
 			anchor := h.anchor
 			ev = newEvidence(issue, led.Receipts())
@@ -82,6 +88,7 @@ func (e *Engine) Investigate(ctx context.Context, issue Issue) (*HealResult, err
 		}
 	}
 	res := e.Conclude(issue, led.Receipts(), ev, h)
+	res.Runbooks = e.appliedRunbooks(issue, res, applied)
 	res.Started = started
 	res.Wall = e.opts.Now().Sub(started)
 	res.Mode = ModeDeterministic
@@ -159,7 +166,7 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 		args["end"] = rfc(issue.End)
 		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
 	}
-	return calls
+	return append(calls, e.runbookCalls(e.runbooksFor(issue, nil), nil)...)
 }
 
 // widenedWindow is how far back an investigation looks when its window

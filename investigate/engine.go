@@ -42,6 +42,10 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Now is the clock for wall-time accounting (default time.Now).
 	Now func() time.Time
+	// Runbooks is the operator's runbook library (optional): the runbooks
+	// that apply are named in the result and their tools: hints run as
+	// extra read-only calls.
+	Runbooks RunbookLibrary
 }
 
 // Engine runs investigations with the deterministic planner.
@@ -145,13 +149,16 @@ func (l *Ledger) add(r Receipt) Receipt {
 type ToolCall struct {
 	Tool string
 	Args map[string]any
+	// Runbook names the runbook hint that asked for the call
+	// (payments-timeouts.md#p99-latency); empty for the planners' own.
+	Runbook string
 }
 
 // Call runs one tool call, records a receipt and returns it. Failures become
 // receipts, never panics or engine errors.
 func (e *Engine) Call(ctx context.Context, led *Ledger, planner string, call ToolCall) Receipt {
 	start := e.opts.Now()
-	r := Receipt{Tool: call.Tool, Args: redactArgs(e.opts.Redactor, call.Args), Started: start, Planner: planner}
+	r := Receipt{Tool: call.Tool, Args: redactArgs(e.opts.Redactor, call.Args), Started: start, Planner: planner, Runbook: call.Runbook}
 	cap, ok := e.tools[call.Tool]
 	if !ok {
 		r.ErrorKind, r.Error = ErrKindInvalidArgs, fmt.Sprintf("unknown tool %q", call.Tool)

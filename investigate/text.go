@@ -89,6 +89,9 @@ func FormatText(r *HealResult) string {
 			status = "⚠"
 			detail += " — warning: " + t.Warning
 		}
+		if t.Runbook != "" {
+			detail += " (runbook " + t.Runbook + ")"
+		}
 		fmt.Fprintf(&b, "  %2d %s %-24s %6s  %s\n", t.Seq, status, t.Tool, t.Duration.Round(time.Millisecond), detail)
 	}
 	if len(r.ToolsUnavailable) > 0 {

@@ -204,6 +204,9 @@ type Receipt struct {
 	// services, only the backend's own telemetry, a filter the server
 	// ignored): the call worked, but "nothing found" may be wrong.
 	Warning string `json:"warning,omitempty"`
+	// Runbook names the runbook hint that asked for this call
+	// (payments-timeouts.md#p99-latency), when one did.
+	Runbook string `json:"runbook,omitempty"`
 }
 
 // Receipt statuses.

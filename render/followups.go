@@ -164,6 +164,9 @@ func timelineLine(rc investigate.Receipt) string {
 	if rc.Planner == string(investigate.ModeLLM) {
 		parts = append(parts, "_(LLM)_")
 	}
+	if rc.Runbook != "" {
+		parts = append(parts, "_(runbook "+escLine(rc.Runbook, 80)+")_")
+	}
 	return truncateMrkdwn(strings.Join(parts, " "), timelineLineMax)
 }
 

@@ -1026,6 +1026,16 @@ func TestAlternativesAndRunbooksAreShown(t *testing.T) {
 	assert.NotContains(t, text, "as well supported")
 	assert.Contains(t, text, "Runbook: `payments-timeouts.md`")
 
+	// A call a runbook's tools: hint asked for says so in the timeline.
+	r.Timeline = append(r.Timeline, investigate.Receipt{Seq: len(r.Timeline) + 1, Family: investigate.FamilyMetrics, Tool: "metrics_query_range", OK: true,
+		Summary: "1 series; highest 4.2", Runbook: "payments-timeouts.md#p99-latency"})
+	tl := TimelineMessages(r)
+	require.NotEmpty(t, tl)
+	for _, m := range tl {
+		require.NoError(t, Validate(m))
+	}
+	assert.Contains(t, blockTexts(tl[len(tl)-1]), "`metrics_query_range` — 1 series; highest 4.2 · 0ms _(runbook payments-timeouts.md#p99-latency)_")
+
 	r.Alternatives[0].RootCause.Band = r.RootCause.Band
 	msgs, err = Result(r, ResultOptions{})
 	require.NoError(t, err)

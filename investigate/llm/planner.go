@@ -137,6 +137,8 @@ type run struct {
 	turns   []*turn // the conversation (see compact.go)
 	tools   []openai.Tool
 	allowed map[string]investigate.ToolSpec
+	// runbooks are the library's runbooks given to the model as context.
+	runbooks []investigate.RunbookMatch
 
 	steps       int
 	modelCalls  int // tool calls executed for the model
@@ -193,6 +195,7 @@ func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, iss
 	if err != nil {
 		res = r.fallback(ctx, err)
 	}
+	res.Runbooks = investigate.RunbookNames(res.Runbooks, r.runbooks)
 	res.Started = started
 	res.Wall = p.opts.Now().Sub(started)
 	if r.prompt+r.completion > 0 {
@@ -250,6 +253,7 @@ func (r *run) toolResult(rc investigate.Receipt, data any) *shown {
 }
 
 func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []any) (*investigate.HealResult, error) {
+	r.runbooks = r.e.Runbooks(r.issue, first)
 	parts := make([]*shown, len(first))
 	for i, rc := range first {
 		parts[i] = r.toolResult(rc, data[i])
@@ -322,6 +326,7 @@ func (r *run) incidentText(firstCalls int) string {
 	b.WriteString("Investigate this incident.\n")
 	b.WriteString(fence(r.fence, "incident", r.p.clean.renderIssue(r.issue)))
 	b.WriteString("\n" + r.p.clean.backendsLine(r.e.ToolSpecs(), r.e.Unavailable()) + "\n")
+	b.WriteString(r.p.clean.runbookContext(r.fence, r.runbooks, r.led.Receipts()))
 	fmt.Fprintf(&b, "First evidence round (%d calls):", firstCalls)
 	return b.String()
 }

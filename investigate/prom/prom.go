@@ -170,7 +170,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
-		return &investigate.ToolResult{Summary: fmt.Sprintf("%d series", len(series)), Data: compact(series, 40)}, nil
+		return &investigate.ToolResult{Summary: querySummary(series), Data: compact(series, 40)}, nil
 	}
 	start, err1 := investigate.ParseTime(a.Start)
 	end, err2 := investigate.ParseTime(a.End)
@@ -194,7 +194,7 @@ func (c *Capability) Call(ctx context.Context, tool string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
-		return &investigate.ToolResult{Summary: fmt.Sprintf("%d series", len(series)), Data: compact(series, 40)}, nil
+		return &investigate.ToolResult{Summary: querySummary(series), Data: compact(series, 40)}, nil
 	case ToolHealth:
 		sel := `{__name__=~"` + strings.Join(healthMetrics, "|") + `"}`
 		series, err := c.rangeQuery(ctx, sel, start, end, step)
@@ -347,6 +347,39 @@ func compact(series []Series, limit int) any {
 		out = append(out, v)
 	}
 	return map[string]any{"series": len(series), "shown": out}
+}
+
+// querySummary says what a query returned in one line: the number of
+// series and the highest value, with its series' labels and time, so that
+// a query's answer reads as evidence in the timeline.
+func querySummary(series []Series) string {
+	var best *Series
+	var top Point
+	for i := range series {
+		for _, p := range series[i].Points {
+			if best == nil || p.V > top.V {
+				best, top = &series[i], p
+			}
+		}
+	}
+	n := fmt.Sprintf("%d series", len(series))
+	if best == nil {
+		return n
+	}
+	keys := make([]string, 0, len(best.Metric))
+	for k := range best.Metric {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var labels []string
+	for _, k := range keys {
+		if len(labels) == 4 {
+			labels = append(labels, "…")
+			break
+		}
+		labels = append(labels, k+"="+strconv.Quote(best.Metric[k]))
+	}
+	return fmt.Sprintf("%s; highest %s {%s} at %s", n, strconv.FormatFloat(top.V, 'g', 4, 64), strings.Join(labels, ", "), top.T.UTC().Format("15:04Z"))
 }
 
 var podSuffixRE = regexp.MustCompile(`-(?:[a-z0-9]{6,10}-[a-z0-9]{5}|[a-z0-9]{5}|\d+)$`)
