@@ -74,6 +74,9 @@ type Options struct {
 	// (required with MCPServers; the caller closes it).
 	MCPServers []mcp.ServerConfig
 	MCP        *mcp.Manager
+	// Runbooks is the operator's runbook library (AUTOHEAL_RUNBOOKS_DIR);
+	// nil: none.
+	Runbooks investigate.RunbookLibrary
 	// Remediator opens pull requests; nil disables Approve.
 	Remediator Remediator
 	// Issues opens GitHub issues for results that get a report (bad data,

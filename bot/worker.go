@@ -229,6 +229,7 @@ func (b *Bot) investigate(ctx context.Context, issue investigate.Issue, cfg conf
 		Observer:     observer,
 		Logger:       log,
 		Redactor:     b.o.Redactor,
+		Runbooks:     b.o.Runbooks,
 	})
 	started := time.Now()
 	res, err := b.o.Investigator.Investigate(ctx, e, issue)

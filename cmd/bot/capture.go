@@ -132,7 +132,7 @@ those of the environment, as for bot investigate.`)
 	}
 
 	// Record one investigation over the incident's window.
-	e, done, err := backendsEngine(ctx, cfg, *deadline, nil)
+	e, done, err := backendsEngine(ctx, cfg, *deadline, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func liveIncident(t *testing.T, ctx context.Context, dir, decision string, env m
 	issue, err := harness.Issue(s)
 	require.NoError(t, err)
 	issue = issueFromConfig(issue, envConfig())
-	live, err := investigateBackends(ctx, envConfig(), issue, time.Minute, nil)
+	live, err := investigateBackends(ctx, envConfig(), issue, time.Minute, nil, nil)
 	require.NoError(t, err)
 	store, closeStore, err := storeFromEnv(ctx)
 	require.NoError(t, err)

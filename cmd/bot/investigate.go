@@ -19,6 +19,7 @@ import (
 	"github.com/autoheal/autoheal/investigate/llm"
 	"github.com/autoheal/autoheal/investigate/mcp"
 	"github.com/autoheal/autoheal/redact"
+	"github.com/autoheal/autoheal/runbooks"
 	"github.com/autoheal/autoheal/scenario"
 )
 
@@ -36,6 +37,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	until := fs.String("until", "", "window end: RFC 3339 time, or a duration before now (1h); default now")
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
 	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
+	runbookDir := fs.String("runbooks", "", "runbook library directory (env "+runbooks.DirEnv+")")
 	lf := addLLMFlags(fs, true)
 	level := addLogLevelFlag(fs, "warn")
 	if err := fs.Parse(args); err != nil {
@@ -49,6 +51,10 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	defer done()
+	library, err := runbookLibrary(*runbookDir)
+	if err != nil {
+		return err
+	}
 	var res *investigate.HealResult
 	if *scen != "" && (*since != "" || *until != "") {
 		return fmt.Errorf("%w: --since/--until apply to real backends; a scenario investigates its own window (its clock is scenario.yaml's now)", errUsage)
@@ -62,7 +68,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 		if err != nil {
 			return err
 		}
-		opts := harness.RunOptions{Engine: investigate.Options{Deadline: *deadline, Logger: slog.Default()}}
+		opts := harness.RunOptions{Engine: investigate.Options{Deadline: *deadline, Logger: slog.Default(), Runbooks: library}}
 		if *transcript != "" {
 			f, err := os.Create(*transcript)
 			if err != nil {
@@ -104,7 +110,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Start: start, End: end}
-		if res, err = investigateBackends(ctx, cfg, issue, *deadline, planner); err != nil {
+		if res, err = investigateBackends(ctx, cfg, issue, *deadline, planner, library); err != nil {
 			return err
 		}
 	}
@@ -121,8 +127,8 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 // cfg configures (the environment's settings and the MCP servers of
 // AUTOHEAL_CONFIG, as serve uses them), with the model when planner is set.
 // The issue's service, namespace, repo and ref default to cfg's.
-func investigateBackends(ctx context.Context, cfg map[string]string, issue investigate.Issue, deadline time.Duration, planner *llm.Planner) (*investigate.HealResult, error) {
-	e, done, err := backendsEngine(ctx, cfg, deadline, planner)
+func investigateBackends(ctx context.Context, cfg map[string]string, issue investigate.Issue, deadline time.Duration, planner *llm.Planner, library investigate.RunbookLibrary) (*investigate.HealResult, error) {
+	e, done, err := backendsEngine(ctx, cfg, deadline, planner, library)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +142,7 @@ func investigateBackends(ctx context.Context, cfg map[string]string, issue inves
 
 // backendsEngine builds an engine over the real backends cfg configures;
 // done closes its MCP connections.
-func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Duration, planner *llm.Planner) (e *investigate.Engine, done func(), err error) {
+func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Duration, planner *llm.Planner, library investigate.RunbookLibrary) (e *investigate.Engine, done func(), err error) {
 	for k, v := range cfg {
 		if _, err := config.Check(k, v); err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
@@ -162,7 +168,7 @@ func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Du
 	if planner != nil {
 		caps = planner.WrapCapabilities(caps) // the model also sees query results, not only findings
 	}
-	e = investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default()})
+	e = investigate.New(investigate.Options{Deadline: deadline, Capabilities: caps, Logger: slog.Default(), Runbooks: library})
 	return e, func() { _ = mcps.Close() }, nil
 }
 

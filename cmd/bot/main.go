@@ -10,6 +10,7 @@
 //	bot capture KEY | --since T …   write a live incident as a scenario directory
 //	bot mcp [--http ADDR]           AutoHeal as an MCP server (read-only tools)
 //	bot audit [flags]               print the audit log of approvals (Redis of serve)
+//	bot runbooks check DIR          validate a runbook library (exit 1 with every problem)
 //	bot version                     print the version
 //
 // Logs go to stderr. `serve` logs JSON at info by default; the other
@@ -51,6 +52,7 @@ func commands() []command {
 		{"capture", "write a live incident as a scenario: bot capture KEY | --since T --service S", runCapture},
 		{"mcp", "AutoHeal as an MCP server (stdio, or --http ADDR with AUTOHEAL_MCP_TOKEN)", runMCP},
 		{"audit", "print the audit log of approvals and rejections: bot audit [--key K] [--channel C] [--user U] [--action A] [--since T] [--json]", runAudit},
+		{"runbooks", "validate a runbook library: bot runbooks check DIR", runRunbooks},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -118,7 +118,7 @@ func mcpOptions(store *sessions.Store, deadline time.Duration, planner *llm.Plan
 			if err != nil {
 				return "", issue, nil, err
 			}
-			res, err := investigateBackends(ctx, envConfig(), issue, deadline, planner)
+			res, err := investigateBackends(ctx, envConfig(), issue, deadline, planner, nil)
 			if err != nil {
 				return "", issue, nil, err
 			}

@@ -31,6 +31,7 @@ import (
 	"github.com/autoheal/autoheal/metrics"
 	"github.com/autoheal/autoheal/redact"
 	"github.com/autoheal/autoheal/remediate"
+	"github.com/autoheal/autoheal/runbooks"
 	"github.com/autoheal/autoheal/sessions"
 )
 
@@ -99,6 +100,8 @@ type serveEnv struct {
 	// header values they send (registered with the redactor).
 	MCPServers []mcp.ServerConfig
 	mcpSecrets []string
+	// Runbooks is the library of AUTOHEAL_RUNBOOKS_DIR (nil without it).
+	Runbooks *runbooks.Library
 	// Webhook credentials; OpenWebhook accepts requests without any (the
 	// local demo only).
 	WebhookToken, WebhookBasicUser, WebhookBasicPassword string
@@ -235,6 +238,11 @@ func loadServeEnv(getenv func(string) string) (serveEnv, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", alerts.ConfigEnv, err))
 		}
 		e.MCPServers, e.mcpSecrets = servers, secrets
+	}
+	if dir := get(runbooks.DirEnv); dir != "" {
+		if e.Runbooks, err = runbooks.Load(dir); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w (bot runbooks check %s lists every problem)", runbooks.DirEnv, err, dir))
+		}
 	}
 	if ch := get("AUTOHEAL_ALERT_CHANNEL"); ch != "" {
 		switch {
@@ -546,6 +554,10 @@ func wireBot(d botDeps) (*wiredBot, error) {
 	// the bot's shutdown closes them.
 	mcps := mcp.NewManager(mcp.Options{Logger: log.With("component", "mcp"), ClientVersion: version}, 0)
 	bo.MCP, bo.MCPServers = mcps, e.MCPServers
+	if e.Runbooks != nil {
+		bo.Runbooks = e.Runbooks
+		log.Info("runbook library loaded", "dir", e.Runbooks.Dir, "runbooks", len(e.Runbooks.Runbooks))
+	}
 	b, err := bot.New(bo)
 	if err != nil {
 		_ = mcps.Close()
