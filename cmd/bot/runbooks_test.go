@@ -7,6 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/autoheal/autoheal/runbooks"
 )
 
 const chartRunbooks = "../../deploy/helm/autoheal/runbooks"
@@ -85,4 +88,28 @@ func TestServeLoadsTheRunbookLibrary(t *testing.T) {
 	e, err = loadServeEnv(envFrom(baseServeEnv(nil)))
 	require.NoError(t, err)
 	assert.Nil(t, e.Runbooks)
+}
+
+// The runbooks the chart's ci values files add (runbooks.files) are valid
+// runbooks, as the bot will read them from the ConfigMap.
+func TestChartValuesRunbooksParse(t *testing.T) {
+	files, err := filepath.Glob("../../deploy/helm/autoheal/ci/*.yaml")
+	require.NoError(t, err)
+	n := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var values struct {
+			Runbooks struct {
+				Files map[string]string `yaml:"files"`
+			} `yaml:"runbooks"`
+		}
+		require.NoError(t, yaml.Unmarshal(raw, &values), f)
+		for name, text := range values.Runbooks.Files {
+			_, err := runbooks.Parse(name, []byte(text))
+			assert.NoError(t, err, f)
+			n++
+		}
+	}
+	assert.Positive(t, n, "a ci values file shows runbooks.files")
 }
