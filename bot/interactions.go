@@ -366,12 +366,6 @@ func (b *Bot) carryOutApproval(ctx context.Context, lock *sessions.Lock, c carry
 		}
 		return
 	}
-	resolved, err := b.resolve(actx, v.Channel, v.ThreadTS)
-	if err != nil {
-		log.Error("approve: settings unavailable", "err", err)
-		b.tell(actx, c, ":warning: Settings are unavailable right now; try again in a moment.", "approve error", log)
-		return // a resumed approval stays in flight: the next sweep tries again
-	}
 	key := b.remediationKey(actx, doc, v.JobID)
 	entry, err := b.o.Store.MarkInFlight(actx, sessions.InFlight{JobID: v.JobID, IssueKey: key, User: user,
 		Channel: v.Channel, ThreadTS: v.ThreadTS, MessageTS: ts})
@@ -387,6 +381,17 @@ func (b *Bot) carryOutApproval(ctx context.Context, lock *sessions.Lock, c carry
 			Error: fmt.Sprintf("opening the pull request was interrupted %d times; click Retry to try again", entry.Attempts-1)}
 		b.saveDecision(actx, v.JobID, doc, channel, ts, log)
 		b.clearInFlight(actx, v.JobID, log)
+		return
+	}
+	resolved, err := b.resolve(actx, v.Channel, v.ThreadTS)
+	if err != nil {
+		log.Error("approve: settings unavailable", "err", err)
+		b.tell(actx, c, ":warning: Settings are unavailable right now; try again in a moment.", "approve error", log)
+		if entry.Attempts == 1 {
+			b.clearInFlight(actx, v.JobID, log) // the clicker was told to try again
+		}
+		// An interrupted approval stays in flight: the sweep after its
+		// lease tries again, counting one more attempt.
 		return
 	}
 	doc.Approval = render.ApprovalView{Eligible: true, State: render.ApprovalOpening, By: user, UpdatePR: offered.UpdatePR}

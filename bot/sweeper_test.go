@@ -167,3 +167,30 @@ func TestApprovalInterruptedByACrashIsResumedByAnotherReplica(t *testing.T) {
 	assert.Len(t, p.linkReplies(thread), 1)
 	assert.Equal(t, 1, p.pulls(t))
 }
+
+// An approval whose carry-out keeps being interrupted is given up: the
+// result shows it failed, with Retry, and it leaves the in-flight index.
+func TestApprovalInterruptedTooOftenOffersRetry(t *testing.T) {
+	p := newPREnv(t, "checkout-fails-payment-typeerror", 1)
+	ctx := testCtx(t)
+	r := p.replicas[0]
+	thread, jobID, rec := p.investigate(t)
+	doc, err := r.loadDoc(ctx, jobID)
+	require.NoError(t, err)
+	e := sessions.InFlight{JobID: jobID, IssueKey: r.remediationKey(ctx, doc, jobID), User: approver,
+		Channel: incidentChannel, ThreadTS: thread, MessageTS: rec.MessageTS}
+	for range maxApprovalAttempts {
+		_, err := p.store.MarkInFlight(ctx, e) // each one a replica that died
+		require.NoError(t, err)
+	}
+	require.NoError(t, p.store.ExtendInFlight(ctx, jobID, time.Now().Add(-time.Second)))
+
+	assert.Equal(t, 1, r.sweepApprovals(ctx))
+	m, _ := p.sim.Message(incidentChannel, rec.MessageTS)
+	assert.Contains(t, blocksText(m), "interrupted 5 times")
+	assert.Contains(t, blocksText(m), "Retry pull request")
+	_, err = p.store.InFlightApproval(ctx, jobID)
+	assert.ErrorIs(t, err, sessions.ErrNotFound)
+	assert.Zero(t, p.pulls(t), "nothing was pushed")
+	assert.Zero(t, r.sweepApprovals(ctx), "nothing left to sweep")
+}
