@@ -24,6 +24,9 @@ echo
 echo "== Redaction of the tuning scenarios' log lines (the old expression-per-line redactor did about 1 MB/s)"
 run ./redact 'BenchmarkRedactLogLines' 10x
 echo
+echo "== LLM planner prompt tokens (simulator's count; goals: max-request-tokens <= 20000, investigation-tokens <= 60000)"
+run ./investigate/llm 'BenchmarkPromptTokens' 1x
+echo
 echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
 run ./sessions 'BenchmarkEnqueue' 3000x
 echo

@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -130,4 +131,33 @@ func conversation(r *oaisim.ChatRequest) string {
 		b.WriteString(string(m.Content) + "\n")
 	}
 	return b.String()
+}
+
+// BenchmarkPromptTokens reports the prompt tokens (as the simulator
+// counts them) per request and per investigation: the examples with the
+// scripted investigator, and 6- and 8-step scripted investigations
+// (goals: at most 20k a request, 60k an investigation).
+func BenchmarkPromptTokens(b *testing.B) {
+	report := func(name string, model func() oaisim.Model, dir string) {
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				env := startSim(b, oaisim.Options{Model: model()})
+				runScenario(b, dir, newPlanner(b, env))
+				largest := 0
+				reqs := env.srv.ChatRequests()
+				for _, r := range reqs {
+					largest = max(largest, oaisim.PromptTokens(r))
+				}
+				b.ReportMetric(float64(largest), "max-request-tokens")
+				b.ReportMetric(float64(env.srv.PromptTokens()), "investigation-tokens")
+				b.ReportMetric(float64(len(reqs)), "requests")
+			}
+		})
+	}
+	for _, name := range exampleNames {
+		report(name, func() oaisim.Model { return oaisim.Investigator{} }, example(name))
+	}
+	for _, steps := range []int{6, 8} {
+		report(fmt.Sprintf("scripted-%d-steps", steps), func() oaisim.Model { return scriptedSteps(steps) }, example("ad-npe-missing-context"))
+	}
 }

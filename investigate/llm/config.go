@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,16 +19,20 @@ import (
 
 // Environment variables read by FromEnv / ConfigFromEnv.
 const (
-	EnvAPIKey           = "OPENAI_API_KEY"
-	EnvBaseURL          = "OPENAI_BASE_URL"
-	EnvModel            = "AUTOHEAL_MODEL"
-	EnvMaxSteps         = "AUTOHEAL_LLM_MAX_STEPS"
-	EnvMaxToolCalls     = "AUTOHEAL_LLM_MAX_TOOL_CALLS"
-	EnvMaxPromptTokens  = "AUTOHEAL_LLM_MAX_PROMPT_TOKENS"
-	EnvMaxRequestTokens = "AUTOHEAL_LLM_MAX_REQUEST_TOKENS"
-	EnvDeadline         = "AUTOHEAL_LLM_DEADLINE"
-	EnvPricePer1K       = "AUTOHEAL_LLM_PRICE_PER_1K"
-	EnvRedactIPs        = "AUTOHEAL_LLM_REDACT_IPS"
+	EnvAPIKey              = "OPENAI_API_KEY"
+	EnvBaseURL             = "OPENAI_BASE_URL"
+	EnvModel               = "AUTOHEAL_MODEL"
+	EnvMaxSteps            = "AUTOHEAL_LLM_MAX_STEPS"
+	EnvMaxToolCalls        = "AUTOHEAL_LLM_MAX_TOOL_CALLS"
+	EnvMaxPromptTokens     = "AUTOHEAL_LLM_MAX_PROMPT_TOKENS"
+	EnvMaxRequestTokens    = "AUTOHEAL_LLM_MAX_REQUEST_TOKENS"
+	EnvDeadline            = "AUTOHEAL_LLM_DEADLINE"
+	EnvPricePer1K          = "AUTOHEAL_LLM_PRICE_PER_1K"
+	EnvRedactIPs           = "AUTOHEAL_LLM_REDACT_IPS"
+	EnvProvider            = "AUTOHEAL_LLM_PROVIDER"
+	EnvReasoningEffort     = "AUTOHEAL_REASONING_EFFORT"
+	EnvMaxCompletionTokens = "AUTOHEAL_LLM_MAX_COMPLETION_TOKENS"
+	EnvAzureAPIVersion     = "AUTOHEAL_AZURE_API_VERSION"
 )
 
 // DefaultBaseURL is the OpenAI API.
@@ -56,7 +61,9 @@ type Limits struct {
 	// older tool results are compacted to fit, below a model's context
 	// window.
 	MaxRequestTokens int
-	// MaxCompletionTokens bounds one response (default 2048).
+	// MaxCompletionTokens is the room of one answer (default 2048); a
+	// reasoning model gets its reasoning allowance on top, and an answer
+	// cut at the limit doubles it for the next request.
 	MaxCompletionTokens int
 	// Deadline bounds the whole investigation, first round included (default 120 s).
 	Deadline time.Duration
@@ -123,6 +130,31 @@ type Config struct {
 	// RedactIPs masks IPv4 addresses in everything shown to the model
 	// (emails and card numbers are always masked).
 	RedactIPs bool
+	// Provider selects the known quirks of the server (one of Providers);
+	// empty: recognised by its address, else probed once.
+	Provider string
+	// ReasoningEffort (none|minimal|low|medium|high) marks a reasoning
+	// model: sent as reasoning_effort, no temperature, and the completion
+	// limit leaves room for the reasoning on top of the answer. Empty: a
+	// model is taken for a reasoning model by its name or when it refuses
+	// a temperature.
+	ReasoningEffort string
+	// AzureAPIVersion is the api-version of Azure's deployments API
+	// (default DefaultAzureAPIVersion).
+	AzureAPIVersion string
+}
+
+// DefaultAzureAPIVersion is a GA version of Azure OpenAI's data plane.
+const DefaultAzureAPIVersion = "2024-10-21"
+
+// azureDeployments reports an Azure endpoint reached through its
+// deployments API (an Azure /openai/v1 base URL speaks OpenAI's own API).
+func azureDeployments(c Config) bool {
+	name := c.Provider
+	if name == "" {
+		name = providerFromURL(c.BaseURL)
+	}
+	return name == ProviderAzure && !strings.Contains(strings.ToLower(c.BaseURL), "/openai/v1")
 }
 
 // String never prints the key.
@@ -192,6 +224,13 @@ func ConfigFromEnv(getenv func(string) string) (cfg Config, ok bool, err error) 
 	intVar(EnvMaxToolCalls, &cfg.Limits.MaxToolCalls)
 	intVar(EnvMaxPromptTokens, &cfg.Limits.MaxPromptTokens)
 	intVar(EnvMaxRequestTokens, &cfg.Limits.MaxRequestTokens)
+	intVar(EnvMaxCompletionTokens, &cfg.Limits.MaxCompletionTokens)
+	cfg.Provider = strings.ToLower(strings.TrimSpace(getenv(EnvProvider)))
+	cfg.ReasoningEffort = strings.ToLower(strings.TrimSpace(getenv(EnvReasoningEffort)))
+	cfg.AzureAPIVersion = strings.TrimSpace(getenv(EnvAzureAPIVersion))
+	if err := cfg.checkChoices(); err != nil {
+		errs = append(errs, err)
+	}
 	if v := strings.TrimSpace(getenv(EnvDeadline)); v != "" {
 		d, err := parseDuration(v)
 		if err != nil {
@@ -247,9 +286,29 @@ func FromEnv(opts Options) (*Planner, error) {
 	return New(cfg, opts)
 }
 
+// reasoningEfforts are the accepted AUTOHEAL_REASONING_EFFORT values.
+var reasoningEfforts = []string{"none", "minimal", "low", "medium", "high"}
+
+func (c Config) checkChoices() error {
+	var errs []error
+	if c.Provider != "" && !slices.Contains(Providers, c.Provider) {
+		errs = append(errs, fmt.Errorf("%s=%q: want one of %s", EnvProvider, c.Provider, strings.Join(Providers, ", ")))
+	}
+	if c.ReasoningEffort != "" && !slices.Contains(reasoningEfforts, c.ReasoningEffort) {
+		errs = append(errs, fmt.Errorf("%s=%q: want one of %s", EnvReasoningEffort, c.ReasoningEffort, strings.Join(reasoningEfforts, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
 func (c Config) validate() (Config, error) {
 	if strings.TrimSpace(c.APIKey) == "" {
 		return c, ErrNoAPIKey
+	}
+	if err := c.checkChoices(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrBadConfig, err)
+	}
+	if c.AzureAPIVersion == "" {
+		c.AzureAPIVersion = DefaultAzureAPIVersion
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = DefaultBaseURL

@@ -34,7 +34,7 @@ type simEnv struct {
 	url string
 }
 
-func startSim(t *testing.T, opts oaisim.Options) simEnv {
+func startSim(t testing.TB, opts oaisim.Options) simEnv {
 	t.Helper()
 	if opts.Keys == nil {
 		opts.Keys = []string{testKey}
@@ -58,7 +58,7 @@ type plannerSetup struct {
 	opts llm.Options
 }
 
-func newPlanner(t *testing.T, env simEnv, mod ...func(*plannerSetup)) *llm.Planner {
+func newPlanner(t testing.TB, env simEnv, mod ...func(*plannerSetup)) *llm.Planner {
 	t.Helper()
 	s := &plannerSetup{
 		cfg:  llm.Config{APIKey: testKey, BaseURL: env.url, Model: "sim-model"},
@@ -75,7 +75,7 @@ func newPlanner(t *testing.T, env simEnv, mod ...func(*plannerSetup)) *llm.Plann
 }
 
 // runScenario investigates a scenario with the planner against its simulators.
-func runScenario(t *testing.T, dir string, p *llm.Planner) *investigate.HealResult {
+func runScenario(t testing.TB, dir string, p *llm.Planner) *investigate.HealResult {
 	t.Helper()
 	s, err := scenario.Load(dir)
 	require.NoError(t, err)

@@ -63,6 +63,7 @@ type Planner struct {
 	metrics Metrics
 	log     *slog.Logger
 	format  atomic.Int32
+	srv     server
 }
 
 // New builds a planner. The API key is registered with the redactor so
@@ -101,6 +102,13 @@ func New(cfg Config, opts Options) (*Planner, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cfg.BaseURL
+	if azureDeployments(cfg) {
+		// Azure's deployments API: the model is the deployment's name, the
+		// key goes in an api-key header, every call names an api-version.
+		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		oc.APIVersion = cfg.AzureAPIVersion
+		oc.AzureModelMapperFunc = func(model string) string { return model }
+	}
 	oc.HTTPClient = &transport{base: opts.HTTPClient, limits: cfg.Limits, sleep: opts.Sleep, now: opts.Now,
 		rec: newRecorder(opts.Record, clean, opts.Now), metrics: opts.Metrics, model: cfg.Model}
 	p.client = openai.NewClientWithConfig(oc)
@@ -135,6 +143,7 @@ type run struct {
 	fence   string
 	lim     Limits
 	turns   []*turn // the conversation (see compact.go)
+	q       quirks
 	tools   []openai.Tool
 	allowed map[string]investigate.ToolSpec
 	// runbooks are the library's runbooks given to the model as context.
@@ -149,6 +158,9 @@ type run struct {
 	unreadable  map[string]bool   // files a verification read could not find
 	forceNext   bool
 	forceWhy    string
+	answerOnly  bool // the next request asks for the answer only (a repair)
+	cut         int  // answers cut at the completion limit (each doubles it)
+	filtered    bool // an answer was withheld by the content filter
 	repaired    bool
 	overclaimed bool
 	askedMore   bool
@@ -176,15 +188,28 @@ func (p *Planner) Investigate(parent context.Context, e *investigate.Engine, iss
 	r := &run{p: p, e: e, parent: parent, issue: issue, led: &investigate.Ledger{}, cache: cache, lim: p.cfg.Limits, seen: map[string]string{}, unreadable: map[string]bool{},
 		allowed: map[string]investigate.ToolSpec{}, model: p.cfg.Model}
 	r.fence = p.newFence()
+	r.q = p.quirks(ctx)
 	for _, s := range e.ToolSpecs() {
 		if _, dup := r.allowed[s.Name]; dup {
 			continue
 		}
-		r.allowed[s.Name] = s
 		desc, params := s.Description, s.Parameters
 		if s.Family == investigate.FamilyMCP {
+			// One sloppy MCP server's schema must not make the provider
+			// refuse every request: repaired, or the tool is left out.
 			desc, params = p.clean.externalTool(r.fence, s)
+			fixed, fixes, err := repairSchema(params)
+			if err != nil {
+				p.log.Warn("MCP tool left out: its parameter schema cannot be repaired", "tool", s.Name, "error", p.clean.clip(err.Error(), 200))
+				p.metrics.Add(MetricToolCalls, 1, "outcome", "schema_unusable")
+				continue
+			}
+			if len(fixes) > 0 {
+				p.log.Warn("MCP tool schema repaired", "tool", s.Name, "fixes", p.clean.clip(strings.Join(fixes, "; "), 400))
+			}
+			params = fixed
 		}
+		r.allowed[s.Name] = s
 		r.tools = append(r.tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: s.Name, Description: desc, Parameters: params}})
 	}
@@ -260,7 +285,7 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 		r.seen[callKey(rc.Tool, rc.Args)] = fmt.Sprintf("R%d", rc.Seq)
 	}
 	r.turns = []*turn{
-		{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(r.fence, r.lim.MaxToolCalls, r.p.format.Load() == formatUnsupported)}},
+		{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(r.fence, r.lim.MaxToolCalls, true)}},
 		{msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}, head: r.incidentText(len(first)), parts: parts,
 			tail: "Call the tools you still need, then answer."},
 	}
@@ -280,6 +305,31 @@ func (r *run) converse(ctx context.Context, first []investigate.Receipt, data []
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
+		switch resp.Choices[0].FinishReason {
+		case openai.FinishReasonLength:
+			if _, perr := parseAnswer(msg.Content); perr == nil && len(msg.ToolCalls) == 0 {
+				break // complete after all
+			}
+			limit := r.completionLimit()
+			if r.cut >= 2 || r.completionLimit() >= maxCompletionLimit {
+				return nil, &failure{kind: "unusable", detail: fmt.Sprintf("every answer was cut at the completion limit (%d tokens)", limit)}
+			}
+			r.cut++
+			r.p.metrics.Add(MetricGovernor, 1, "action", "cut_answer")
+			// An answer cut short is asked for again, alone; a reply that
+			// was all hidden reasoning may still call tools.
+			r.answerOnly = len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Content) != ""
+			r.say(cutMessage(limit, len(msg.ToolCalls) > 0))
+			continue
+		case openai.FinishReasonContentFilter:
+			if r.filtered {
+				return nil, &failure{kind: "unusable", detail: "the provider's content filter withheld the answer twice"}
+			}
+			r.filtered, r.answerOnly = true, true
+			r.p.metrics.Add(MetricGovernor, 1, "action", "content_filter")
+			r.say(filteredMessage)
+			continue
+		}
 		if len(msg.ToolCalls) > 0 {
 			if !r.forceNext {
 				r.handleToolCalls(ctx, msg)
@@ -359,25 +409,6 @@ func reasoningModel(model string) bool {
 // (omitempty), which servers read as their default of 1.
 const tinyTemperature = 1e-4
 
-// request builds the next request. A request for the final answer offers
-// no tools: the answer is all that is left, and the tool definitions are
-// a good part of a request's size.
-func (r *run) request() openai.ChatCompletionRequest {
-	req := openai.ChatCompletionRequest{Model: r.p.cfg.Model, Messages: r.messages(),
-		MaxCompletionTokens: r.lim.MaxCompletionTokens}
-	if !r.forceNext {
-		req.Tools = r.tools
-	}
-	if !reasoningModel(req.Model) {
-		req.Temperature = tinyTemperature
-	}
-	if r.p.format.Load() != formatUnsupported {
-		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "heal_result", Schema: answerSchema(), Strict: true}}
-	}
-	return req
-}
-
 // leaks is the last check before a request leaves: no registered secret
 // may appear verbatim in anything the model is shown.
 func (r *run) leaks(req openai.ChatCompletionRequest) bool {
@@ -413,7 +444,7 @@ func estimateTokens(req openai.ChatCompletionRequest) int {
 // now, with the evidence gathered so far, rather than the work lost.
 func (r *run) plan() (openai.ChatCompletionRequest, int, error) {
 	left := r.lim.MaxPromptTokens - r.prompt
-	hard := min(r.lim.MaxRequestTokens, left)
+	hard := min(r.requestCap(), left)
 	if !r.forceNext {
 		pace := left / max(r.lim.MaxSteps-r.steps, 1)
 		est := r.compact(r.request, pace, levelFindings, false)
@@ -452,17 +483,21 @@ func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, err
 		return nil, &failure{kind: "blocked", detail: "a registered secret would have reached the prompt"}
 	}
 	r.steps++
-	actx, at := withAttempts(ctx)
-	resp, err := r.p.client.CreateChatCompletion(actx, req)
-	if err != nil && req.ResponseFormat != nil && formatRejected(err) {
-		r.p.format.Store(formatUnsupported)
-		r.p.log.Warn("endpoint rejects response_format; using validated parsing", "error", r.p.clean.clip(err.Error(), 300))
-		r.turns[0].msg.Content = systemPrompt(r.fence, r.lim.MaxToolCalls, true)
-		req = r.request()
-		actx, at = withAttempts(ctx)
-		resp, err = r.p.client.CreateChatCompletion(actx, req)
+	resp, at, err := r.send(ctx, req)
+	for tries := 0; err != nil && tries < 4 && ctx.Err() == nil; tries++ {
+		if req, err = r.adapt(err, req); err != nil {
+			break
+		}
+		resp, at, err = r.send(ctx, req)
+	}
+	if err != nil && promptFiltered(err) {
+		r.p.metrics.Add(MetricRequests, 1, "model", r.p.cfg.Model, "outcome", "client_error")
+		return nil, &failure{kind: "unusable", detail: "the provider's content filter refused the prompt (400 content_filter)", err: err}
 	}
 	_, retries, reason, _ := at.snapshot()
+	if f := (*failure)(nil); errors.As(err, &f) {
+		return nil, f
+	}
 	if err != nil {
 		f := r.classify(ctx, err, retries, reason)
 		r.p.metrics.Add(MetricRequests, 1, "model", r.p.cfg.Model, "outcome", outcomeOf(f))
@@ -496,6 +531,47 @@ func (r *run) complete(ctx context.Context) (*openai.ChatCompletionResponse, err
 		return nil, &failure{kind: "unusable", detail: "the response has no choices"}
 	}
 	return &resp, nil
+}
+
+func (r *run) send(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, *attempts, error) {
+	actx, at := withAttempts(ctx)
+	resp, err := r.p.client.CreateChatCompletion(actx, req)
+	r.answerOnly = r.answerOnly && err != nil // an answer-only request is asked once
+	return resp, at, err
+}
+
+// adapt answers a refused request with the request the server takes: the
+// schema left to the instructions when response_format is refused, a
+// parameter it refused left out (and remembered), the conversation
+// compacted below the context window it named. err is the original error
+// when nothing can be done.
+func (r *run) adapt(err error, req openai.ChatCompletionRequest) (openai.ChatCompletionRequest, error) {
+	switch {
+	case req.ResponseFormat != nil && formatRejected(err):
+		r.p.format.Store(formatUnsupported)
+		r.p.log.Warn("endpoint rejects response_format; using the schema in the instructions", "error", r.p.clean.clip(err.Error(), 300))
+	case refusedParam(err) != "" && !r.p.refused(refusedParam(err)):
+		r.p.refuse(refusedParam(err))
+		r.p.log.Warn("endpoint refuses a request parameter; sending without it", "param", refusedParam(err))
+	default:
+		window, ok := contextExceeded(err)
+		if !ok {
+			return req, err
+		}
+		before := estimateTokens(req)
+		if window == 0 || window-r.completionLimit() >= before {
+			window = before * 3 / 4 // the window is not said: try smaller
+			window += r.completionLimit()
+		}
+		r.p.learnWindow(window)
+		r.p.metrics.Add(MetricGovernor, 1, "action", "context_compact")
+		est := r.compact(r.request, r.requestCap(), levelBrief, true)
+		r.p.log.Warn("prompt past the model's context window; compacted", "context_tokens", window, "before", before, "after", est)
+		if est > r.requestCap() {
+			return req, &failure{kind: "budget", detail: fmt.Sprintf("the model's context window of %d tokens cannot hold the conversation even compacted", window), err: err}
+		}
+	}
+	return r.request(), nil
 }
 
 // formatRejected recognizes a server's refusal of response_format.

@@ -463,7 +463,7 @@ func TestMalformedResponseBodyFallsBack(t *testing.T) {
 func TestResponseFormatRejectionIsRememberedPerEndpoint(t *testing.T) {
 	t.Parallel()
 	env := startSim(t, oaisim.Options{Model: inv, RejectResponseFormat: true})
-	p := newPlanner(t, env)
+	p := newPlanner(t, env, func(s *plannerSetup) { s.cfg.Limits.MaxSteps = 2 }) // the second request asks for the answer
 	for range 2 {
 		res := runScenario(t, example("ad-npe-missing-context"), p)
 		require.Equal(t, investigate.ModeLLM, res.Mode, res.ModeNote)
@@ -480,17 +480,18 @@ func TestResponseFormatRejectionIsRememberedPerEndpoint(t *testing.T) {
 	reqs := env.srv.ChatRequests()
 	require.Len(t, reqs, 4)
 	for _, r := range reqs {
-		assert.Contains(t, string(r.Messages[0].Content), `Its shape:`, "the schema moves into the instructions")
+		assert.Contains(t, string(r.Messages[0].Content), `Its shape:`, "the schema is in the instructions")
 	}
 
 	env2 := startSim(t, oaisim.Options{Model: inv})
-	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env2))
+	res := runScenario(t, example("ad-npe-missing-context"), newPlanner(t, env2, func(s *plannerSetup) { s.cfg.Limits.MaxSteps = 2 }))
 	require.Equal(t, investigate.ModeLLM, res.Mode)
-	for _, r := range env2.srv.ChatRequests() {
-		assert.Contains(t, string(r.ResponseFormat), `"json_schema"`)
-		assert.Contains(t, string(r.ResponseFormat), `"strict":true`)
-		assert.NotContains(t, string(r.Messages[0].Content), `Its shape:`)
-	}
+	reqs = env2.srv.ChatRequests()
+	require.Len(t, reqs, 2)
+	assert.Empty(t, reqs[0].ResponseFormat, "a tool round carries no response_format")
+	assert.Contains(t, string(reqs[1].ResponseFormat), `"json_schema"`, "the final-answer request does")
+	assert.Contains(t, string(reqs[1].ResponseFormat), `"strict":true`)
+	assert.Empty(t, reqs[1].Tools)
 }
 
 func TestRequestParameters(t *testing.T) {

@@ -23,9 +23,14 @@ type Reply struct {
 	Refusal string
 	// FinishReason defaults to "tool_calls" or "stop".
 	FinishReason string
-	// Status >= 400 answers an OpenAI error body with Error as its message.
+	// Status >= 400 answers an error body (in the mode's shape) with Error
+	// as its message and Code as its code.
 	Status int
 	Error  string
+	Code   string
+	// ReasoningTokens are spent on hidden reasoning before the answer: they
+	// count against the completion limit first.
+	ReasoningTokens int
 	// Header is set on the response (Retry-After...).
 	Header map[string]string
 	// RawBody is sent as is with Status (default 200): malformed output or
@@ -35,6 +40,12 @@ type Reply struct {
 	Delay time.Duration
 	// Usage overrides the computed token counts.
 	Usage *Usage
+}
+
+// PromptFiltered is the refusal of a prompt by the provider's content
+// filter (Azure's 400 with code content_filter).
+func PromptFiltered() Reply {
+	return Reply{Status: 400, Code: "content_filter", Error: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry. To learn more about our content filtering policies please read our documentation: https://go.microsoft.com/fwlink/?linkid=2198766"}
 }
 
 // Text is a final text answer.

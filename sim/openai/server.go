@@ -63,6 +63,12 @@ type Options struct {
 	// RejectResponseFormat answers 400 to a json_schema response_format,
 	// like servers without structured output.
 	RejectResponseFormat bool
+	// Mode answers as one kind of real server (see Mode); empty is OpenAI.
+	Mode Mode
+	// ContextTokens is the model's context window (0: unlimited). A prompt
+	// (with the completion limit) past it is refused as the server of the
+	// mode refuses it, or, in ModeOllama, cut silently.
+	ContextTokens int
 	// MaxBody bounds a request body (default 8 MiB).
 	MaxBody int64
 	// Transcript records a summary of every call (service "openai").
@@ -147,29 +153,48 @@ func (s *Server) record(r Recorded) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimPrefix(r.URL.Path, "/v1")
+	if s.opts.Mode == ModeLiteLLM {
+		w.Header().Set("x-litellm-version", "1.74.0")
+		w.Header().Set("x-litellm-call-id", fmt.Sprintf("sim-%d", s.seq.Load()))
+	}
+	if s.opts.Mode == ModeAzure {
+		if _, ok := azurePath(r.URL.Path); ok && r.Method == http.MethodPost && r.URL.Query().Get("api-version") != "" {
+			s.chat(w, r)
+			return
+		}
+		s.writeError(w, http.StatusNotFound, "", "", "404", "Resource not found")
+		return
+	}
 	switch {
 	case p == "/models" && r.Method == http.MethodGet:
 		if !s.authorized(r) {
-			writeError(w, http.StatusUnauthorized, "invalid_request_error", "", "invalid_api_key", "Incorrect API key provided.")
+			s.writeError(w, http.StatusUnauthorized, "invalid_request_error", "", "invalid_api_key", "Incorrect API key provided.")
 			return
 		}
 		var data []map[string]any
 		for _, m := range s.opts.Models {
-			data = append(data, map[string]any{"id": m, "object": "model", "created": 0, "owned_by": "autoheal-sim"})
+			model := map[string]any{"id": m, "object": "model", "created": 0, "owned_by": s.opts.Mode.ownedBy()}
+			if s.opts.Mode == ModeVLLM {
+				model["max_model_len"] = max(s.opts.ContextTokens, 0)
+				if s.opts.ContextTokens == 0 {
+					model["max_model_len"] = 32768
+				}
+			}
+			data = append(data, model)
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 	case p == "/chat/completions" && r.Method == http.MethodPost:
 		s.chat(w, r)
 	case p == "/chat/completions" || p == "/models":
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "method not allowed")
+		s.writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "", "method not allowed")
 	default:
-		writeError(w, http.StatusNotFound, "invalid_request_error", "", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path))
+		s.writeError(w, http.StatusNotFound, "invalid_request_error", "", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s.", r.Method, r.URL.Path))
 	}
 }
 
 func (s *Server) authorized(r *http.Request) bool {
 	key := strings.TrimSpace(r.Header.Get("api-key"))
-	if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") {
+	if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") && s.opts.Mode != ModeAzure {
 		key = strings.TrimSpace(strings.TrimPrefix(auth, "Bearer "))
 	}
 	if key == "" {
@@ -193,7 +218,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	defer func() { s.record(rec) }()
 	fail := func(status int, typ, param, code, msg string) {
 		rec.Status = status
-		writeError(w, status, typ, param, code, msg)
+		s.writeError(w, status, typ, param, code, msg)
 		s.opts.Transcript.Record("openai", "POST /v1/chat/completions", map[string]any{"model": modelOf(rec.Request)}, map[string]any{"status": status, "error": msg})
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, s.opts.MaxBody+1))
@@ -203,6 +228,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Body = body
 	if !s.authorized(r) {
+		if s.opts.Mode == ModeAzure {
+			fail(http.StatusUnauthorized, "", "", "401", "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.")
+			return
+		}
 		fail(http.StatusUnauthorized, "invalid_request_error", "", "invalid_api_key", "Incorrect API key provided.")
 		return
 	}
@@ -225,7 +254,28 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "invalid_request_error", "response_format", "", "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.")
 		return
 	}
+	if dep, ok := azurePath(r.URL.Path); ok && s.opts.Mode == ModeAzure && req.Model == "" {
+		req.Model = dep
+	}
+	if s.opts.Mode == ModeLiteLLM && len(req.Tools) == 0 && holdsToolCalls(&req) {
+		fail(http.StatusBadRequest, "", "", "", `AnthropicException - {"type":"error","error":{"type":"invalid_request_error","message":"Requests which include `+"`tool_use` or `tool_result`"+` blocks must define tools."}}`)
+		return
+	}
+	if window := s.opts.ContextTokens; window > 0 {
+		limit := s.opts.Mode.completionLimit(&req)
+		if s.opts.Mode == ModeOllama {
+			truncateToWindow(&req, window)
+			rec.PromptTokens = PromptTokens(&req)
+		} else if rec.PromptTokens > window || rec.PromptTokens+limit > window {
+			fail(http.StatusBadRequest, "invalid_request_error", "messages", "context_length_exceeded", s.opts.Mode.contextError(window, rec.PromptTokens, limit))
+			return
+		}
+	}
 	reply := s.opts.Model.Reply(&req)
+	if s.opts.Mode.constrainsTools(&req) && len(reply.ToolCalls) > 0 {
+		// Decoding is held to the schema: no tool call can come out.
+		reply = Answer(unknownAnswer())
+	}
 	if reply.Delay > 0 {
 		t := time.NewTimer(reply.Delay)
 		select {
@@ -254,9 +304,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	case reply.Status >= 400:
 		typ := "server_error"
-		code := ""
+		code := reply.Code
 		if reply.Status == http.StatusTooManyRequests {
 			typ, code = "requests", "rate_limit_exceeded"
+			if s.opts.Mode == ModeAzure {
+				code = "429"
+			}
+		}
+		if reply.Status < 500 && reply.Status != http.StatusTooManyRequests {
+			typ = "invalid_request_error"
 		}
 		msg := reply.Error
 		if msg == "" {
@@ -305,7 +361,13 @@ func (s *Server) response(req *ChatRequest, reply Reply) ChatResponse {
 			finish = "tool_calls"
 		}
 	}
-	usage := Usage{PromptTokens: PromptTokens(req), CompletionTokens: completionTokens(msg)}
+	if f, cut := applyLimit(&msg, reply.ReasoningTokens, s.opts.Mode.completionLimit(req)); cut {
+		finish = f
+	}
+	usage := Usage{PromptTokens: PromptTokens(req), CompletionTokens: completionTokens(msg) + reply.ReasoningTokens}
+	if reply.ReasoningTokens > 0 {
+		usage.Details = &CompletionDetails{ReasoningTokens: reply.ReasoningTokens}
+	}
 	if reply.Usage != nil {
 		usage = *reply.Usage
 	}
@@ -342,6 +404,15 @@ func validate(req *ChatRequest) (string, string) {
 			return "tool names must be unique: " + t.Function.Name, "tools"
 		}
 		names[t.Function.Name] = true
+		if len(t.Function.Parameters) > 0 {
+			var schema any
+			if json.Unmarshal(t.Function.Parameters, &schema) != nil {
+				return fmt.Sprintf("Invalid schema for function '%s': not a JSON object.", t.Function.Name), "tools"
+			}
+			if ctx := missingItems(schema, nil); ctx != nil {
+				return fmt.Sprintf("Invalid schema for function '%s': In context=(%s), array schema missing items.", t.Function.Name, strings.Join(ctx, ", ")), "tools"
+			}
+		}
 	}
 	pending := map[string]bool{}
 	for i, m := range req.Messages {
@@ -373,6 +444,31 @@ func validate(req *ChatRequest) (string, string) {
 		return "an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'", "messages"
 	}
 	return "", ""
+}
+
+// missingItems finds an array schema without items, as OpenAI refuses
+// it, and returns its context ('properties', 'name', ...).
+func missingItems(v any, ctx []string) []string {
+	n, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if n["type"] == "array" {
+		if _, has := n["items"]; !has {
+			return append(ctx, "")[:len(ctx)]
+		}
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		for name, p := range props {
+			if c := missingItems(p, append(append([]string(nil), ctx...), "'properties'", "'"+name+"'")); c != nil {
+				return c
+			}
+		}
+	}
+	if items, ok := n["items"]; ok {
+		return missingItems(items, append(append([]string(nil), ctx...), "'items'"))
+	}
+	return nil
 }
 
 // PromptTokens approximates the prompt tokens of a request (see the
@@ -419,15 +515,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func writeError(w http.ResponseWriter, status int, typ, param, code, msg string) {
-	e := APIError{Message: msg, Type: typ}
-	if param != "" {
-		e.Param = &param
+func (s *Server) writeError(w http.ResponseWriter, status int, typ, param, code, msg string) {
+	writeJSON(w, status, s.opts.Mode.errorBody(status, typ, param, code, msg))
+}
+
+// holdsToolCalls reports a conversation with tool calls or tool results.
+func holdsToolCalls(req *ChatRequest) bool {
+	for _, m := range req.Messages {
+		if len(m.ToolCalls) > 0 || m.Role == "tool" {
+			return true
+		}
 	}
-	if code != "" {
-		e.Code = &code
-	}
-	writeJSON(w, status, ErrorBody{Error: e})
+	return false
 }
 
 // retryAfterHeaders are the headers of a rate-limited answer.

@@ -19,6 +19,7 @@ type ChatRequest struct {
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	ParallelToolCalls   *bool           `json:"parallel_tool_calls,omitempty"`
+	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
 	Stream              bool            `json:"stream,omitempty"`
 }
 
@@ -148,6 +149,13 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// Details counts the hidden reasoning of reasoning models.
+	Details *CompletionDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// CompletionDetails break the completion tokens down.
+type CompletionDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // ErrorBody is OpenAI's error envelope.
