@@ -246,7 +246,12 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			read(l.change.File, l.line)
 		}
 	}
-	if infraLike(h) || h.c.ErrorType == ErrTimeout || h.c.ErrorType == ErrNetwork || h.c.ErrorType == ErrDependency {
+	// What the failure's words say, when no signature typed it.
+	et := h.c.ErrorType
+	if et == ErrUnknown || et == "" {
+		et = ev.decideErrorType(h.c, changeMatch{}, false)
+	}
+	if infraLike(h) || et == ErrTimeout || et == ErrNetwork || et == ErrDependency || et == ErrConfig || et == ErrResourceExhaustion || et == ErrOOM || et == ErrTLS {
 		if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
 			read(l.change.File, l.line)
 		}
@@ -255,6 +260,9 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			args := map[string]any{"service": h.c.Service}
 			if keys := dedupe(append(settingNames(h.c), namedSettings(h.c)...)); len(keys) > 0 {
 				args["keys"] = keys
+			}
+			if vals := quotedLimits(h.c); len(vals) > 0 {
+				args["values"] = vals // the limit the failure quotes, to find the setting that holds it
 			}
 			if len(targets) > 0 {
 				args["targets"] = targets // the fields Kubernetes analyzers name, to map onto the repository
@@ -434,7 +442,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		default:
 			if l, ok := ev.namedConfigChange(c); ok {
 				cfg, hasCfg = l, true
-			} else if m != nil && manifestNamed(c, m) {
+			} else if m != nil && (manifestNamed(c, m) || m.Kind == FieldConfigValue) {
 				manifest = m
 			} else if cfg, hasCfg = ev.configChange(c); !hasCfg {
 				manifest = m
@@ -759,6 +767,13 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 			if containsSetting(val, names) {
 				return f
 			}
+		}
+	}
+	// A limit-like setting holding the very value the failure quotes
+	// ("aborted after 150ms" and inventory_timeout_ms: 150).
+	for i := range fields {
+		if fields[i].Kind == FieldConfigValue {
+			return &fields[i]
 		}
 	}
 	// Prefer a field whose name the evidence mentions (an env var or secret key).
@@ -1359,4 +1374,39 @@ func (ev *evidence) loudestService() string {
 		best = ev.known[0]
 	}
 	return best
+}
+
+// quotedLimitRE: a number with the unit of a wait, a size or a rate
+// (150ms, 30s, 2MB, 512Mi, 50/s), or a count after a limit word (max=5,
+// limit 100, pool size 10).
+var (
+	quotedLimitRE = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s?(ms|s|sec|secs|seconds|m|min|mins|minutes|h|kb|mb|gb|kib|mib|gib|ki|mi|gi|k|%)\b`)
+	countLimitRE  = regexp.MustCompile(`(?i)\b(?:max(?:imum)?|limit|size|capacity|quota|total)\s*[=:]?\s*(\d+)\b`)
+)
+
+// quotedLimits are the limits a candidate's failures quote, normalised
+// ("150ms", "2MB", "5"), at most six.
+func quotedLimits(c *candidate) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(v string) {
+		v = strings.ReplaceAll(v, " ", "")
+		if !seen[v] && len(out) < 6 {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	for _, f := range c.Support {
+		text := f.Quote
+		if t := f.Attrs["template"]; t != "" {
+			text += "\n" + t
+		}
+		for _, m := range quotedLimitRE.FindAllStringSubmatch(text, 8) {
+			add(m[1] + m[2])
+		}
+		for _, m := range countLimitRE.FindAllStringSubmatch(text, 8) {
+			add(m[1])
+		}
+	}
+	return out
 }

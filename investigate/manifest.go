@@ -31,6 +31,7 @@ const (
 	FieldIssuer        = "issuer_ref"    // cert-manager Certificate issuerRef.name
 	FieldTLS           = "tls"           // trust stores, CA bundles, certificate settings
 	FieldConfigKey     = "config_key"    // a key named by the evidence in a config file
+	FieldConfigValue   = "config_value"  // a limit-like key holding a value the evidence quotes
 	FieldPDBSelector   = "pdb_selector"  // PodDisruptionBudget spec.selector
 	FieldDNSNames      = "dns_names"     // cert-manager Certificate spec.dnsNames
 	FieldLivenessPath  = "liveness_path" // livenessProbe.httpGet.path
@@ -439,4 +440,48 @@ func namedByChart(file, name, want string) bool {
 		}
 	}
 	return false
+}
+
+// limitKeyRE: setting names that bound something (a wait, a size, a count,
+// a rate): the settings a quoted limit is looked for in.
+var limitKeyRE = regexp.MustCompile(`(?i)timeout|deadline|max|min|limit|size|pool|conn|ttl|interval|rate|burst|quota|capacity|threads|workers|retries|memory|heap|period|expir|window|concurren|batch|buffer|queue|wait`)
+
+// configAssignRE: "key: value", "key = value", "KEY=value" on one line.
+var configAssignRE = regexp.MustCompile(`^\s*(?:-\s*)?["']?([A-Za-z_][\w.-]*)["']?\s*[:=]\s*["']?([^"'#\s,]+)`)
+
+// quotedNumberRE splits a value into its number and unit (150ms, 2MB, 5).
+var quotedNumberRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*([A-Za-z%]*)$`)
+
+// LocateConfigValues returns the config lines whose limit-like key holds
+// one of values (the limit a failure quotes: "aborted after 150ms" ->
+// inventory_timeout_ms: 150; "exceeds 2MB" -> max_body_size = "2MB"). A
+// bare number matches a value with a unit when the key names the unit.
+func LocateConfigValues(file string, content []byte, values []string) []ManifestField {
+	if len(values) == 0 {
+		return nil
+	}
+	var out []ManifestField
+	for i, line := range strings.Split(string(content), "\n") {
+		m := configAssignRE.FindStringSubmatch(line)
+		if m == nil || !limitKeyRE.MatchString(m[1]) {
+			continue
+		}
+		have := quotedNumberRE.FindStringSubmatch(m[2])
+		if have == nil {
+			continue
+		}
+		for _, v := range values {
+			want := quotedNumberRE.FindStringSubmatch(strings.TrimSpace(v))
+			if want == nil || want[1] != have[1] {
+				continue
+			}
+			hu, wu := strings.ToLower(have[2]), strings.ToLower(want[2])
+			key := strings.ToLower(m[1])
+			if hu == wu || (hu == "" && (wu == "" || strings.HasSuffix(key, wu) || strings.Contains(key, "_"+wu+"_"))) {
+				out = append(out, ManifestField{File: file, Line: i + 1, Kind: FieldConfigValue, Path: m[1], Value: m[2], Name: m[1]})
+				break
+			}
+		}
+	}
+	return out
 }

@@ -137,3 +137,34 @@ func TestCertificateDNSNamesInATemplate(t *testing.T) {
 	assert.Contains(t, dns.Value, "ledger-api.")
 	assert.Equal(t, 9, fieldOf(fs, FieldIssuer).Line)
 }
+
+func TestLocateConfigValuesFindsTheLimitAFailureQuotes(t *testing.T) {
+	conf := "server:\n  port: 8080\n  max_connections: 250\nsuggest:\n  suggest_timeout_ms: 250\n  max_body_size: \"2MB\"\n  name: 250ms\n"
+	cases := []struct {
+		values []string
+		want   []int
+	}{
+		{[]string{"250ms"}, []int{5}},  // the key names the unit: a wait of 250 ms, not 250 connections
+		{[]string{"2MB"}, []int{6}},    // value and unit as written
+		{[]string{"250"}, []int{3, 5}}, // a bare count matches every limit holding it
+		{[]string{"8080"}, nil},        // a port is not a limit
+		{[]string{"250ms", "x"}, []int{5}},
+	}
+	for _, tc := range cases {
+		var lines []int
+		for _, f := range LocateConfigValues("config/search.yaml", []byte(conf), tc.values) {
+			assert.Equal(t, FieldConfigValue, f.Kind)
+			lines = append(lines, f.Line)
+		}
+		assert.Equal(t, tc.want, lines, "values %v", tc.values)
+	}
+}
+
+func TestQuotedLimits(t *testing.T) {
+	c := &candidate{Support: []Finding{
+		{Quote: "suggest backend call aborted after 250ms"},
+		{Quote: "HikariPool-1 - Connection is not available (total=5, active=5)"},
+		{Quote: "body 4.2MB exceeds max_body_size 2MB"},
+	}}
+	assert.Equal(t, []string{"250ms", "5", "4.2MB", "2MB"}, quotedLimits(c))
+}

@@ -303,7 +303,7 @@ var lexicon = []struct {
 	{regexp.MustCompile(`(?i)out of memory|\boom\b|oomkill|heap space|memory limit|cannot allocate memory`), ErrOOM},
 	{regexp.MustCompile(`(?i)x509|certificate|\btls\b|\bssl\b|handshake fail`), ErrTLS},
 	{regexp.MustCompile(`(?i)deadlock|lease (?:expired|lost|renewal failed)|lost (?:the )?lock|lock (?:lost|expired)|lost leadership|leader(?:ship)? (?:lost|changed)|concurrent (?:modification|update|write)|race condition|optimistic lock|version conflict|already (?:started|running|locked)`), ErrRace},
-	{regexp.MustCompile(`(?i)timed? ?out|timeout|deadline exceeded|took too long|slow (?:query|request|response)`), ErrTimeout},
+	{regexp.MustCompile(`(?i)timed? ?out|timeout|deadline exceeded|took too long|slow (?:query|request|response)|(?:aborted|cancell?ed|gave up|killed) after \d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|m|min)\b`), ErrTimeout},
 	{regexp.MustCompile(`(?i)connection refused|connection reset|no route to host|network is unreachable|unreachable|broken pipe|no such host|name resolution|could not resolve|econnrefused|econnreset|host not found`), ErrNetwork},
 	{regexp.MustCompile(`(?i)too many (?:connections|open files|requests|clients)|pool (?:exhausted|is full)|exhausted|quota|throttl|rate.?limit|\b429\b|no space left|disk (?:is )?full|queue (?:is )?full|backlog|limit (?:reached|exceeded)|evict`), ErrResourceExhaustion},
 	{regexp.MustCompile(`(?i)permission denied|access denied|forbidden|unauthori[sz]ed|not configured|missing (?:env|config|setting|secret)|invalid (?:config|configuration|credentials)|config(?:uration)? error|unknown (?:option|setting)|no such (?:file|bucket)`), ErrConfig},

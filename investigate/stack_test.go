@@ -82,3 +82,20 @@ func TestElixirFrames(t *testing.T) {
 	assert.Equal(t, "Bidhall.Auctions.Lots.ensure_started/1", shortFunc(top.Function))
 	assert.Equal(t, "already-started-race", Best(text).ID)
 }
+
+func TestRailsGemFramesAreLibraryFrames(t *testing.T) {
+	text := "Aws::S3::Errors::NoSuchKey (The specified key does not exist.):\n" +
+		"  aws-sdk-core (3.201.3) lib/seahorse/client/plugins/raise_response_errors.rb:17:in `call'\n" +
+		"  activestorage (7.2.1) lib/active_storage/service/s3_service.rb:160:in `stream'\n" +
+		"  app/controllers/api/attachments_controller.rb:14:in `show'"
+	frames := ParseStack(text)
+	require.Len(t, frames, 3)
+	assert.True(t, IsLibraryFrame(frames[0]))
+	assert.True(t, IsLibraryFrame(frames[1]))
+	top, ok := TopAppFrame(frames)
+	require.True(t, ok)
+	assert.Equal(t, "app/controllers/api/attachments_controller.rb", top.File)
+	assert.Equal(t, 14, top.Line)
+	c := &candidate{Support: []Finding{{Quote: text, Frames: frames}}}
+	assert.True(t, c.answeredByRemote(), "the S3 SDK raised what S3 answered")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -44,6 +45,7 @@ func (s *Source) Tools() []investigate.ToolSpec {
 			Parameters: investigate.Schema(map[string]any{
 				"service": map[string]any{"type": "string"},
 				"keys":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "setting names the errors mention (max_client_conn, DATABASE_URL): their lines in the service's config files are returned too"},
+				"values":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "limits the errors quote (150ms, 2MB, 5): config lines of a limit-like setting (timeout, max, size, pool) holding that value are returned too"},
 				"targets": map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "description": "{kind, namespace, name, field, value, want} as Kubernetes findings name them"},
 				"deploy":  map[string]any{"type": "object", "description": "GitOps target of a Kubernetes finding (repo, ref, path, value_files)"},
 			}, "service")},
@@ -78,6 +80,7 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		var a struct {
 			Service string                    `json:"service"`
 			Keys    []string                  `json:"keys"`
+			Values  []string                  `json:"values"`
 			Targets []fieldTarget             `json:"targets"`
 			Deploy  *investigate.DeployTarget `json:"deploy"`
 		}
@@ -90,7 +93,10 @@ func (s *Source) Call(ctx context.Context, tool string, args json.RawMessage) (*
 		if len(a.Keys) > 20 {
 			a.Keys = a.Keys[:20]
 		}
-		res, err := s.manifests(ctx, a.Service, a.Keys)
+		if len(a.Values) > 10 {
+			a.Values = a.Values[:10]
+		}
+		res, err := s.manifests(ctx, a.Service, a.Keys, a.Values)
 		if err != nil {
 			return res, err
 		}
@@ -159,7 +165,11 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 // maxManifestReads bounds how many candidate files one lookup reads.
 const maxManifestReads = 6
 
-func (s *Source) manifests(ctx context.Context, service string, keys []string) (*investigate.ToolResult, error) {
+// appConfigRE: files that hold an application's own settings (not a
+// deployment manifest): config directories, .env, TOML, properties, INI.
+var appConfigRE = regexp.MustCompile(`(?i)(^|/)(config|conf|settings)/|\.(env|toml|properties|ini|conf|cfg)$|(^|/)(application|settings|config|appsettings)[\w.-]*\.(ya?ml|json)$`)
+
+func (s *Source) manifests(ctx context.Context, service string, keys, values []string) (*investigate.ToolResult, error) {
 	paths, err := s.r.paths(ctx)
 	if err != nil {
 		return nil, err
@@ -171,7 +181,7 @@ func (s *Source) manifests(ctx context.Context, service string, keys []string) (
 	}
 	var cands []cand
 	for _, p := range paths {
-		if !investigate.IsManifestPath(p) && !(len(keys) > 0 && investigate.IsConfigPath(p)) {
+		if !investigate.IsManifestPath(p) && !(len(keys)+len(values) > 0 && investigate.IsConfigPath(p)) {
 			continue
 		}
 		score := 0
@@ -182,6 +192,9 @@ func (s *Source) manifests(ctx context.Context, service string, keys []string) (
 		}
 		if strings.HasPrefix(path.Base(p), "values") {
 			score += 2
+		}
+		if len(keys)+len(values) > 0 && appConfigRE.MatchString(p) {
+			score += 3 // where an application's own settings live
 		}
 		if strings.Contains(p, "kustomization") {
 			score -= 5
@@ -210,6 +223,7 @@ func (s *Source) manifests(ctx context.Context, service string, keys []string) (
 			fields = append(fields, fs...)
 		}
 		fields = append(fields, investigate.LocateConfigKeys(c.p, []byte(content), keys)...)
+		fields = append(fields, investigate.LocateConfigValues(c.p, []byte(content), values)...)
 	}
 	var findings []investigate.Finding
 	for _, f := range fields {

@@ -15,6 +15,7 @@ import yaml
 
 # name: (domain, runtime/framework, cascade (root is not the loudest service), decoys)
 META = {
+    "search-api-suggest-timeout-too-short-no-change": ("site search", "Python", "no", "a later logging commit; max_connections holds the same number as the timeout"),
     "uploads-max-body-size-toml-limit": ("photo uploads", "Go", "no", "thumbnail commit; the limit was set months ago (no change names it)"),
     "pricing-keyerror-imported-products-missing-attribute": ("online shop pricing", "Python", "no", "banker's rounding commit in pricing; records only in the request path"),
     "tile-cache-disk-full-quiet-origin": ("maps", "mixed", "web 502s <- geo-api 507s <- tile-cache (a few WARNs)", "web legend commit; the loudest service is the last victim"),
