@@ -669,9 +669,12 @@ type teeWriter struct {
 	p *printedText
 }
 
+// Write copies b and passes it on under the one lock, so that the log and
+// the output, teed from several goroutines, reach a shared writer (one
+// terminal, one test buffer) one write at a time.
 func (t teeWriter) Write(b []byte) (int, error) {
 	t.p.mu.Lock()
+	defer t.p.mu.Unlock()
 	t.p.b.Write(b)
-	t.p.mu.Unlock()
 	return t.w.Write(b)
 }
