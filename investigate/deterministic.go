@@ -540,6 +540,14 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		rc.ErrorType = ErrDataValidation // the code is right; the input is what it cannot accept
 	}
 	rc.Bucket = bucket
+	if strings.TrimSpace(rc.Service) == "" {
+		// An answer always names a service: the one asked about, else the
+		// loudest one.
+		rc.Service = issue.Service
+		if rc.Service == "" {
+			rc.Service = ev.loudestService()
+		}
+	}
 	unresolved := ""
 	if hasCfg && (c.Signature == "dns" || c.Signature == "java-unknownhost") {
 		if unresolved = hostNamedIn(c, cfg.text); unresolved != "" {
