@@ -4,10 +4,10 @@ import "github.com/autoheal/autoheal/render"
 
 // SlackCallBudget is the most Slack Web API calls one investigation makes
 // in the normal course (retries after failures aside): the progress
-// message, its live edits, the result, the result's follow-ups and, in an
-// alert thread, the root message's outcome. The shares below are derived
-// from it, so that one number bounds them all.
-const SlackCallBudget = 12
+// message, its live edits, the result, the evidence chart, the result's
+// follow-ups and, in an alert thread, the root message's outcome. The
+// shares below are derived from it, so that one number bounds them all.
+const SlackCallBudget = 14
 
 const (
 	// followUpCalls is the result's follow-ups: at most two messages, or a
@@ -15,9 +15,9 @@ const (
 	// files.completeUploadExternal) and a message.
 	followUpCalls = 3
 	// progressEdits is what is left for live progress: the budget less the
-	// progress message, the final result edit, the follow-ups and the alert
-	// root's outcome.
-	progressEdits = SlackCallBudget - 1 - 1 - followUpCalls - 1
+	// progress message, the final result edit, the chart, the follow-ups
+	// and the alert root's outcome.
+	progressEdits = SlackCallBudget - 1 - 1 - chartCalls - followUpCalls - 1
 )
 
 // callsOf is the Web API calls posting msgs takes.

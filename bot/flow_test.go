@@ -16,8 +16,8 @@ import (
 )
 
 // Every shared example, mentioned in a channel configured for it, ends as
-// one result in the thread within the Slack call budget, with progress
-// edits at least 3 s apart.
+// one result and one evidence chart in the thread within the Slack call
+// budget, with progress edits at least 3 s apart.
 func TestExampleScenariosEndToEnd(t *testing.T) {
 	entries, err := os.ReadDir(examplesDir)
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestExampleScenariosEndToEnd(t *testing.T) {
 			rec := e.waitResult(t, MentionJobID(m.EventID))
 
 			calls := e.webCalls(from)
-			assert.LessOrEqual(t, len(calls), 12, "Slack Web API calls for one investigation: %v", methods(calls))
+			assert.LessOrEqual(t, len(calls), SlackCallBudget, "Slack Web API calls for one investigation: %v", methods(calls))
 			for _, c := range calls {
 				assert.True(t, c.OK(), "%s failed: %s", c.Method, c.Error)
 			}
@@ -61,6 +61,10 @@ func TestExampleScenariosEndToEnd(t *testing.T) {
 			if ups := e.sim.Updates(incidentChannel, rec.MessageTS); len(ups) > 1 {
 				assert.GreaterOrEqual(t, e.sim.MinUpdateInterval(incidentChannel, rec.MessageTS), DefaultUpdateInterval)
 			}
+			charts := e.chartFiles(m.ThreadTS, MentionJobID(m.EventID))
+			require.Len(t, charts, 1, "one evidence chart in the thread")
+			assert.Equal(t, m.ThreadTS, charts[0].ThreadTS)
+			assert.Contains(t, charts[0].Title, s.Truth.Service+":")
 			thread := e.sim.RenderThread(incidentChannel, m.ThreadTS)
 			assert.Contains(t, thread, "Re-investigate")
 			if s.Truth.File != "" {

@@ -84,6 +84,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 	if err != nil && !errors.Is(err, sessions.ErrNotFound) {
 		return fmt.Errorf("job %s: %w", job.ID, err)
 	}
+	retried := doc != nil || job.Attempt > 1
 
 	upd := NewUpdater(UpdaterOptions{
 		API: b.api, Channel: p.Channel, TS: msgTS, Interval: b.o.UpdateInterval,
@@ -119,7 +120,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 			log.Error("result not kept for later clicks", "err", err)
 		}
 	}
-	return b.postResult(ctx, job.ID, p, msgTS, doc, upd, log)
+	return b.postResult(ctx, job.ID, p, msgTS, doc, retried, upd, log)
 }
 
 // completeIssue fills what the trigger did not say from the session.
@@ -292,7 +293,10 @@ func (b *Bot) failed(ctx context.Context, job sessions.Job, p InvestigationJob, 
 
 // postResult turns the progress message into the result and posts the
 // follow-ups, exactly once per job across replicas and re-runs.
-func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, msgTS string, doc *resultDoc, upd *Updater, log *slog.Logger) error {
+//
+// retried says an earlier attempt of the job may have posted part of it
+// (the chart is then looked for before it is uploaded).
+func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, msgTS string, doc *resultDoc, retried bool, upd *Updater, log *slog.Logger) error {
 	ok, err := b.o.Store.ClaimResultPost(ctx, jobID)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", jobID, err)
@@ -327,6 +331,7 @@ func (b *Bot) postResult(ctx context.Context, jobID string, p InvestigationJob, 
 			return fmt.Errorf("job %s: result not posted: %w", jobID, err)
 		}
 	}
+	b.postChart(ctx, jobID, p.Channel, p.ThreadTS, doc.Result, retried, log)
 	b.postAll(ctx, p.Channel, p.ThreadTS, followUpsWithinBudget(msgs.FollowUps), "result follow-up")
 	// The alert root shows the outcome before the result counts as posted:
 	// whoever waits for the result sees the whole thread settled.

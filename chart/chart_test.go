@@ -107,18 +107,26 @@ func TestTooFewPoints(t *testing.T) {
 	assert.ErrorIs(t, err, ErrTooFewPoints)
 }
 
-// BenchmarkChart: one chart of an hour of samples (target < 100 ms).
+// BenchmarkChart: one chart of an hour of samples, error ratio with its
+// change and onset, and memory against its limit (targets: < 100 ms and
+// <= 200 KB a chart; the size is reported in bytes).
 //
 //	go test -run '^$' -bench Chart ./chart
 func BenchmarkChart(b *testing.B) {
-	spec := errorRatioSpec()
-	var size int
-	for b.Loop() {
-		out, err := PNG(spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		size = len(out)
+	for _, bc := range []struct {
+		name string
+		spec Spec
+	}{{"error-ratio", errorRatioSpec()}, {"memory-limit", memorySpec()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				out, err := PNG(bc.spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(out)
+			}
+			b.ReportMetric(float64(size), "png-bytes")
+		})
 	}
-	b.ReportMetric(float64(size)/1024, "KB")
 }

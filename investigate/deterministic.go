@@ -633,6 +633,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		// As well supported as the root cause, never better.
 		res.Alternatives[i].RootCause.Band, res.Alternatives[i].RootCause.ClaimedBand = res.RootCause.Band, res.RootCause.Band
 	}
+	res.Chart = ChartFor(res, ev.impact)
 	return res
 }
 

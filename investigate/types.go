@@ -166,6 +166,18 @@ type Finding struct {
 	// errors (connection refused, UNAVAILABLE), the caller for server spans.
 	Peer  string            `json:"peer,omitempty"`
 	Attrs map[string]string `json:"attrs,omitempty"`
+	// Series is the metric series behind a metric finding (a change point,
+	// an error ratio, memory against its limit), thinned to at most
+	// MaxSeriesPoints. It lives in memory only: the result's Chart takes
+	// the one that supports the conclusion; receipts, prompts and stored
+	// results do not carry it.
+	Series []Sample `json:"-"`
+}
+
+// Sample is one point of a metric series.
+type Sample struct {
+	T time.Time `json:"t"`
+	V float64   `json:"v"`
 }
 
 // ErrorKind classifies a failed tool call.
@@ -358,6 +370,10 @@ type HealResult struct {
 	// Deploy is where the workload at fault is deployed from (GitOps
 	// target resolution), when Kubernetes state was read.
 	Deploy *DeployTarget `json:"deploy,omitempty"`
+	// Chart is the metric series that supports the conclusion, to be drawn
+	// next to the result; nil when no metric of the blamed service moved
+	// at the onset (no chart rather than a misleading one).
+	Chart *EvidenceChart `json:"chart,omitempty"`
 }
 
 // ToolCalls is the number of tool calls the result is based on.

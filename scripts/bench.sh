@@ -27,6 +27,9 @@ echo
 echo "== LLM planner prompt tokens (simulator's count; goals: max-request-tokens <= 20000, investigation-tokens <= 60000)"
 run ./investigate/llm 'BenchmarkPromptTokens' 1x
 echo
+echo "== Evidence chart: one PNG of an hour of samples (targets: < 100 ms, <= 200 KB = 204800 png-bytes)"
+run ./chart 'BenchmarkChart' 20x
+echo
 echo "== Work queue enqueue latency on Redis (${REDIS_URL:-redis://127.0.0.1:6379/0})"
 run ./sessions 'BenchmarkEnqueue' 3000x
 echo

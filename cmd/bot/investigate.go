@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autoheal/autoheal/alerts"
+	"github.com/autoheal/autoheal/chart"
 	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/harness"
 	"github.com/autoheal/autoheal/investigate"
@@ -38,6 +40,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	transcript := fs.String("transcript", "", "with --scenario: write every simulator call as JSON lines to this file")
 	explain := fs.Bool("explain", false, "also print the candidate root causes the evidence supports, with their scores")
 	runbookDir := fs.String("runbooks", "", "runbook library directory (env "+runbooks.DirEnv+")")
+	chartFile := fs.String("chart", "", "write the evidence chart (PNG) to this file; none is written when no metric of the blamed service moved at the onset")
 	lf := addLLMFlags(fs, true)
 	level := addLogLevelFlag(fs, "warn")
 	if err := fs.Parse(args); err != nil {
@@ -114,6 +117,11 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	}
+	if *chartFile != "" {
+		if err := writeChart(*chartFile, res, stderr); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -121,6 +129,24 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	_, err = io.WriteString(stdout, investigate.FormatText(res))
 	return err
+}
+
+// writeChart writes the result's evidence chart to path, or says on
+// stderr why there is none (no file is written then).
+func writeChart(path string, res *investigate.HealResult, stderr io.Writer) error {
+	png, err := chart.Evidence(res.Chart)
+	if errors.Is(err, chart.ErrNoChart) {
+		fmt.Fprintf(stderr, "no chart: no metric of %s moved at the onset\n", firstNonEmptyString(res.RootCause.Service, "the blamed service"))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return fmt.Errorf("--chart: %w", err)
+	}
+	fmt.Fprintf(stderr, "chart: %s (%s, %d KB)\n", path, res.Chart.Service+": "+res.Chart.What, (len(png)+1023)/1024)
+	return nil
 }
 
 // investigateBackends runs one investigation against the real backends

@@ -350,6 +350,8 @@ func (c *cleaner) viewFinding(seq, i int, f investigate.Finding) findingView {
 			continue
 		case f.Kind == investigate.KindSourceAnchor && (k == "from" || k == "to" || k == "lines"):
 			continue
+		case k == "series" || k == "unit":
+			continue // how the evidence chart names and reads a series: not evidence
 		}
 		attrs[k] = val
 	}

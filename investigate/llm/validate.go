@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/autoheal/autoheal/investigate"
 )
@@ -284,7 +285,22 @@ func (r *run) result(a *answer, rc investigate.RootCause, base *investigate.Heal
 	res.Evidence = r.evidence(a.refs, rc, base, receipts)
 	res.Fix = r.fix(a, rc, base)
 	res.ModeNote = r.modeNote()
+	res.Chart = r.chart(res, rc, base)
 	return res
+}
+
+// chart is the evidence chart of the model's answer: the engine's when
+// both blame the same line (its blamed change included), else the series
+// of the model's service that moved at the engine's onset.
+func (r *run) chart(res *investigate.HealResult, rc investigate.RootCause, base *investigate.HealResult) *investigate.EvidenceChart {
+	if base.Chart != nil && sameCause(base.RootCause, rc) {
+		return base.Chart
+	}
+	var onset time.Time
+	if base.Chart != nil {
+		onset = base.Chart.Onset
+	}
+	return investigate.ChartFor(res, onset)
 }
 
 // noClaims drops the sentences of the model's free text that claim an

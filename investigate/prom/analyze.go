@@ -70,7 +70,7 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 		if i >= 30 {
 			break
 		}
-		views = append(views, map[string]any{"service": f.Service, "what": f.Quote, "since": f.Time, "error_type": f.ErrorType, "attrs": f.Attrs})
+		views = append(views, map[string]any{"service": f.Service, "what": f.Quote, "since": f.Time, "error_type": f.ErrorType, "attrs": evidenceAttrs(f.Attrs)})
 	}
 	var cpViews []string
 	for i, f := range cps {
@@ -81,6 +81,19 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 	}
 	fs = append(fs, cps...)
 	return &investigate.ToolResult{Summary: sum, Findings: fs, Data: map[string]any{"series": len(series), "anomalies": views, "change_points": cpViews}}
+}
+
+// evidenceAttrs are a finding's attributes less those that only say how
+// the evidence chart draws its series (a model reading the data needs
+// none of them).
+func evidenceAttrs(attrs map[string]string) map[string]string {
+	out := make(map[string]string, len(attrs))
+	for k, v := range attrs {
+		if k != "series" && k != "unit" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func anomaly(service, quote string, at time.Time, et investigate.ErrorType, sig string, attrs map[string]string) investigate.Finding {
@@ -222,6 +235,7 @@ func memoryAgainstLimits(usage, limits []Series) []investigate.Finding {
 		peak, limit float64
 		at          time.Time
 		pods        int
+		series      []Point // the pod that came closest to its limit
 	}
 	by := map[string]*agg{}
 	for _, s := range usage {
@@ -251,16 +265,18 @@ func memoryAgainstLimits(usage, limits []Series) []investigate.Finding {
 		}
 		a.pods++
 		if ratio > a.peak/math.Max(a.limit, 1) {
-			a.peak, a.limit, a.at = peak, limit, at
+			a.peak, a.limit, a.at, a.series = peak, limit, at, s.Points
 		}
 	}
 	var out []investigate.Finding
 	for _, svc := range sortedKeys(by) {
 		a := by[svc]
 		quote := fmt.Sprintf("%s: memory working set peaked at %s of a %s limit (%.0f%%) in %d pods", svc, bytesHuman(a.peak), bytesHuman(a.limit), 100*a.peak/a.limit, a.pods)
-		out = append(out, anomaly(svc, quote, a.at, investigate.ErrOOM, "memory-near-limit", map[string]string{
+		f := anomaly(svc, quote, a.at, investigate.ErrOOM, "memory-near-limit", map[string]string{
 			"metric": "memory_vs_limit", "peak_bytes": fmt.Sprintf("%.0f", a.peak), "limit_bytes": fmt.Sprintf("%.0f", a.limit),
-			"limit": bytesHuman(a.limit), "ratio": fmt.Sprintf("%.2f", a.peak/a.limit)}))
+			"limit": bytesHuman(a.limit), "ratio": fmt.Sprintf("%.2f", a.peak/a.limit), "series": "memory working set", "unit": "bytes"})
+		f.Series = samples(a.series)
+		out = append(out, f)
 	}
 	return out
 }
@@ -373,8 +389,24 @@ func errorRates(metric string, series []Series) []investigate.Finding {
 			continue
 		}
 		quote := fmt.Sprintf("%s: error ratio %.1f%% since %s (baseline %.1f%%)", svc, 100*after, times[onset].Format("15:04"), 100*baseline)
-		out = append(out, anomaly(svc, quote, times[onset], "", "error-rate", map[string]string{
-			"metric": metric, "ratio_after": fmt.Sprintf("%.4f", after), "ratio_before": fmt.Sprintf("%.4f", baseline)}))
+		f := anomaly(svc, quote, times[onset], "", "error-rate", map[string]string{
+			"metric": metric, "ratio_after": fmt.Sprintf("%.4f", after), "ratio_before": fmt.Sprintf("%.4f", baseline),
+			"series": "error ratio", "unit": "ratio"})
+		// The ratio drawn is over a few steps around each: one step of a
+		// quiet service (or one between two scrapes) holds no request.
+		pts := make([]Point, 0, len(times))
+		for i := range times {
+			var e, t float64
+			for _, x := range times[max(0, i-2):min(i+3, len(times))] {
+				e += a.errs[x]
+				t += a.total[x]
+			}
+			if t > 0 {
+				pts = append(pts, Point{T: times[i], V: e / t})
+			}
+		}
+		f.Series = samples(pts)
+		out = append(out, f)
 	}
 	return out
 }

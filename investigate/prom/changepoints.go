@@ -84,7 +84,8 @@ func ChangePoints(series []Series) []investigate.Finding {
 			Time: at, LastTime: pts[len(pts)-1].T, Count: 1, Quote: quote,
 			Attrs: map[string]string{"metric": name, "labels": distinguishing(s.Metric), "direction": dir, "change": string(c.Kind),
 				"before": num(c.Before), "after": num(c.After), "effect": fmt.Sprintf("%.2f", c.Effect), "score": fmt.Sprintf("%.1f", math.Min(c.Score, 1e6)),
-				"counter": fmt.Sprint(counter)}}
+				"counter": fmt.Sprint(counter), "unit": unitOf(name, counter)},
+			Series: samples(pts)}
 	}
 	out := make([]investigate.Finding, 0, len(keys))
 	for _, k := range keys {
@@ -108,6 +109,31 @@ func ChangePoints(series []Series) []investigate.Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
+}
+
+// unitOf is how a series' values read, for the evidence chart.
+func unitOf(name string, counter bool) string {
+	switch {
+	case counter:
+		return "/s"
+	case strings.HasSuffix(name, "_seconds"):
+		return "s"
+	case strings.HasSuffix(name, "_bytes"):
+		return "bytes"
+	case strings.HasSuffix(name, "_ratio"):
+		return "ratio"
+	}
+	return ""
+}
+
+// samples is a series as the engine keeps it for the evidence chart
+// (thinned to investigate.MaxSeriesPoints).
+func samples(pts []Point) []investigate.Sample {
+	out := make([]investigate.Sample, len(pts))
+	for i, p := range pts {
+		out[i] = investigate.Sample{T: p.T, V: p.V}
+	}
+	return investigate.ThinSamples(out, investigate.MaxSeriesPoints)
 }
 
 func scoreOf(f investigate.Finding) float64 {

@@ -330,8 +330,18 @@ func latencyRise(metric string, buckets []Series) []investigate.Finding {
 			continue
 		}
 		quote := fmt.Sprintf("%s: p99 latency %s since %s (baseline %s), from %s", svc, secondsHuman(after), times[onset].UTC().Format("15:04"), secondsHuman(base), metric)
-		out = append(out, anomaly(svc, quote, times[onset], investigate.ErrTimeout, "latency-rise", map[string]string{
-			"metric": metric, "p99_after": fmt.Sprintf("%.3f", after), "p99_before": fmt.Sprintf("%.3f", base)}))
+		f := anomaly(svc, quote, times[onset], investigate.ErrTimeout, "latency-rise", map[string]string{
+			"metric": metric, "p99_after": fmt.Sprintf("%.3f", after), "p99_before": fmt.Sprintf("%.3f", base),
+			"series": "p99 latency", "unit": "s"})
+		var pts []Point
+		for i := range times {
+			lo := max(0, i-1)
+			if q := p99(times[lo:min(lo+3, len(times))]); !math.IsNaN(q) {
+				pts = append(pts, Point{T: times[i], V: q})
+			}
+		}
+		f.Series = samples(pts)
+		out = append(out, f)
 	}
 	return out
 }

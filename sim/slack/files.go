@@ -10,7 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
+
+// maxFileAltText is the longest alt_txt files.getUploadURLExternal accepts.
+const maxFileAltText = 1000
 
 func (s *Server) filesGetUploadURLExternal(_ context.Context, r *apiRequest) (map[string]any, error) {
 	name := r.str("filename")
@@ -30,7 +34,11 @@ func (s *Server) filesGetUploadURLExternal(_ context.Context, r *apiRequest) (ma
 		return nil, slackErr("sim_store_full", fmt.Sprintf("the simulator keeps at most %d files", s.opts.Limits.MaxRecords))
 	}
 	id := s.nextID("F")
-	s.state.files[id] = &File{ID: id, Name: name, Title: name, SnippetType: r.str("snippet_type"), Size: int(length)}
+	alt := r.str("alt_txt")
+	if utf8.RuneCountInString(alt) > maxFileAltText {
+		return nil, slackErr("invalid_arguments", fmt.Sprintf("alt_txt must be at most %d characters", maxFileAltText))
+	}
+	s.state.files[id] = &File{ID: id, Name: name, Title: name, SnippetType: r.str("snippet_type"), AltText: alt, Size: int(length)}
 	return map[string]any{"upload_url": s.base + "/upload/" + id, "file_id": id}, nil
 }
 

@@ -64,6 +64,7 @@ type File struct {
 	Name        string
 	Title       string
 	SnippetType string
+	AltText     string // alt_txt: an image's description for screen readers
 	Size        int
 	Content     []byte
 	Channel     string // where it was shared; "" until completed

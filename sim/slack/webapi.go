@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"mime"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -92,12 +94,25 @@ func tsOf(t time.Time) string {
 }
 
 func (s *Server) fileJSON(f *File) map[string]any {
-	return map[string]any{
+	out := map[string]any{
 		"id": f.ID, "name": f.Name, "title": f.Title, "size": f.Size,
 		"filetype": f.SnippetType, "mode": "snippet",
 		"url_private": s.base + "/files/" + f.ID + "/" + f.Name,
 		"permalink":   fmt.Sprintf("https://%s.slack.com/files/%s/%s", s.opts.TeamDomain, s.opts.BotUserID, f.ID),
 	}
+	// An upload without a snippet type is a hosted file whose type Slack
+	// reads from its name (an image gets its mimetype and alt text).
+	if f.SnippetType == "" {
+		ext := strings.ToLower(strings.TrimPrefix(path.Ext(f.Name), "."))
+		out["filetype"], out["mode"] = ext, "hosted"
+		if mt := mime.TypeByExtension("." + ext); mt != "" {
+			out["mimetype"] = mt
+		}
+		if f.AltText != "" {
+			out["alt_txt"] = f.AltText
+		}
+	}
+	return out
 }
 
 // content is the text, blocks and attachments of a message request.
