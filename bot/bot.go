@@ -183,6 +183,8 @@ type Bot struct {
 	edits *editThrottle
 	// teamURL is the workspace's web address (auth.test), for permalinks.
 	teamURL atomic.Value
+	// prStates caches the states of recalled incidents' pull requests.
+	prStates prStateCache
 
 	runMu   sync.Mutex
 	running bool

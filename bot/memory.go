@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoheal/autoheal/config"
 	"github.com/autoheal/autoheal/investigate"
 	"github.com/autoheal/autoheal/investigate/drain"
 	"github.com/autoheal/autoheal/render"
@@ -109,8 +110,10 @@ type recollection struct {
 }
 
 // recall finds past incidents like rec (newest first, not rec itself):
-// the same fingerprint, else a close template in the same service.
-func (b *Bot) recall(ctx context.Context, rec sessions.MemoryRecord) (recollection, error) {
+// the same fingerprint, else a close template in the same service. The
+// pull requests of those shown are read again from GitHub (cfg: the
+// thread's settings).
+func (b *Bot) recall(ctx context.Context, rec sessions.MemoryRecord, cfg config.Settings, log *slog.Logger) (recollection, error) {
 	same, err := b.o.Store.RecentIncidents(ctx, sessions.MemoryIndex{Fingerprint: rec.Fingerprint}, recallCandidates)
 	if err != nil {
 		return recollection{}, err
@@ -122,6 +125,8 @@ func (b *Bot) recall(ctx context.Context, rec sessions.MemoryRecord) (recollecti
 		}
 	}
 	var out recollection
+	var shown []sessions.MemoryRecord
+	var shownSame []bool
 	seen := map[string]bool{rec.ID: true}
 	add := func(r sessions.MemoryRecord, isSame bool) {
 		if seen[r.ID] {
@@ -132,8 +137,8 @@ func (b *Bot) recall(ctx context.Context, rec sessions.MemoryRecord) (recollecti
 			rr := r
 			out.Rejected = &rr
 		}
-		if len(out.Past) < render.MaxPastIncidents {
-			out.Past = append(out.Past, b.pastIncident(r, isSame))
+		if len(shown) < render.MaxPastIncidents {
+			shown, shownSame = append(shown, r), append(shownSame, isSame)
 		}
 	}
 	for _, r := range same {
@@ -143,6 +148,10 @@ func (b *Bot) recall(ctx context.Context, rec sessions.MemoryRecord) (recollecti
 		if r.Bucket == rec.Bucket && templateSimilarity(r.Template, rec.Template) >= similarTemplate {
 			add(r, false)
 		}
+	}
+	b.refreshPRStates(ctx, shown, cfg, log)
+	for i, r := range shown {
+		out.Past = append(out.Past, b.pastIncident(r, shownSame[i]))
 	}
 	slices.SortStableFunc(out.Past, func(a, c render.PastIncident) int { return c.At.Compare(a.At) })
 	return out, nil
@@ -191,9 +200,9 @@ func templateTokens(s string) map[string]bool {
 
 // applyMemory recalls past incidents for a fresh result and applies what
 // they say: the rejected proposal lowers the band (never raises it).
-func (b *Bot) applyMemory(ctx context.Context, jobID string, doc *resultDoc, log *slog.Logger) {
+func (b *Bot) applyMemory(ctx context.Context, jobID string, doc *resultDoc, cfg config.Settings, log *slog.Logger) {
 	rec := b.memoryOf(jobID, doc.Job, doc.Result, b.o.Now())
-	got, err := b.recall(ctx, rec)
+	got, err := b.recall(ctx, rec, cfg, log)
 	if err != nil {
 		log.Warn("incident memory not read", "err", err)
 		return

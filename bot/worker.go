@@ -107,7 +107,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 		b.o.Metrics.InvestigationDone("ok", string(res.RootCause.Band), string(res.Mode), time.Since(started))
 		doc = &resultDoc{Job: p, Result: res, GitHubAPI: cfg.Get("github_api_url")}
 		doc.Job.Issue = issue
-		b.applyMemory(ctx, job.ID, doc, log) // may lower the band: before the approval is decided
+		b.applyMemory(ctx, job.ID, doc, cfg, log) // may lower the band: before the approval is decided
 		doc.Approval = approvalView(res, b.o.MinBand, b.o.Remediator != nil)
 		doc.Approval = b.withStanding(ctx, doc.Approval, job.ID, doc, cfg, log)
 		enc, err := encodeResultDoc(*doc)

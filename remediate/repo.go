@@ -296,6 +296,17 @@ func (r *repoClient) createPR(ctx context.Context, pr *github.NewPullRequest) (*
 	return out, nil
 }
 
+// getPR reads one pull request.
+func (r *repoClient) getPR(ctx context.Context, number int) (*github.PullRequest, error) {
+	cctx, cancel := r.call(ctx)
+	defer cancel()
+	pr, _, err := r.c.PullRequests.Get(cctx, r.owner, r.name, number)
+	if err != nil {
+		return nil, classify(opFindPR, err)
+	}
+	return pr, nil
+}
+
 // latestPR returns the most recent pull request, in any state, whose head
 // is the branch, or nil.
 func (r *repoClient) latestPR(ctx context.Context, branch string) (*github.PullRequest, error) {

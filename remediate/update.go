@@ -44,6 +44,23 @@ func prRef(pr *github.PullRequest) *PRRef {
 	return &PRRef{Number: pr.GetNumber(), URL: pr.GetHTMLURL(), State: st}
 }
 
+// PRState reads what became of pull request number of repo (owner/name):
+// "open", "merged" or "closed" (closed without merging). It only reads.
+func (s *Service) PRState(ctx context.Context, repo string, number int, creds *Credentials) (string, error) {
+	if number <= 0 {
+		return "", fmt.Errorf("remediate: no pull request number %d", number)
+	}
+	rc, err := s.repo(repo, creds)
+	if err != nil {
+		return "", err
+	}
+	pr, err := rc.getPR(ctx, number)
+	if err != nil {
+		return "", err
+	}
+	return prRef(pr).State, nil
+}
+
 // currentPR finds where key's pull request stands, starting at branch: the
 // open pull request of the branch (open), or, when the branch's latest
 // pull request was merged or closed, the branch that follows it, and so on
