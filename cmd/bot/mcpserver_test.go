@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -65,6 +66,7 @@ func TestMCPServerInvestigatesLikeTheCLI(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out.Bytes(), &cli))
 	require.Equal(t, s.Truth.Service, cli.RootCause.Service)
 
+	var remembered string // set below, before check runs
 	call := func(c *client.Client, tool string, args map[string]any) *mcp.CallToolResult {
 		t.Helper()
 		req := mcp.CallToolRequest{}
@@ -111,6 +113,9 @@ func TestMCPServerInvestigatesLikeTheCLI(t *testing.T) {
 		why := call(c, mcpserve.ToolExplain, map[string]any{"key": got.Key})
 		require.False(t, why.IsError)
 		assert.Contains(t, why.Content[0].(mcp.TextContent).Text, string(got.Result.RootCause.Band))
+		recent := call(c, mcpserve.ToolListRecent, map[string]any{"limit": 100})
+		require.False(t, recent.IsError, "%v", recent.Content)
+		assert.Contains(t, recent.Content[0].(mcp.TextContent).Text, "key="+remembered, "the incident memory's recent incidents")
 		missing := call(c, mcpserve.ToolGetResult, map[string]any{"key": "no-such-key"})
 		assert.True(t, missing.IsError)
 		bad := call(c, mcpserve.ToolInvestigate, map[string]any{"text": text, "since": "last tuesday"})
@@ -122,6 +127,11 @@ func TestMCPServerInvestigatesLikeTheCLI(t *testing.T) {
 	store, closeStore, err := storeFromEnv(ctx)
 	require.NoError(t, err)
 	defer closeStore()
+	// A result the bot posted in Slack, remembered: list_recent_incidents
+	// lists the memory.
+	remembered = fmt.Sprintf("m-EvMCPLIST%d", time.Now().UnixNano())
+	require.NoError(t, store.Remember(ctx, sessions.MemoryRecord{ID: remembered, At: time.Now().UTC(), Service: "ad", Bucket: "code_bug",
+		ErrorType: "null_pointer", Fingerprint: "mcp-list-test", Band: "HIGH"}))
 	srv := mcpserve.New(mcpOptions(store, time.Minute, nil))
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
