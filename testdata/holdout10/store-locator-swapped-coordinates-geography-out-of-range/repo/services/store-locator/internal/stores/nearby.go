@@ -8,8 +8,8 @@ import (
 )
 
 type Store struct {
-	ID       int64
-	Name     string
+	ID        int64
+	Name      string
 	DistanceM float64
 }
 
