@@ -1417,5 +1417,8 @@ func quotedLimits(c *candidate) []string {
 			add(m[1])
 		}
 	}
+	// In a canonical order: the same failures ask the same call whatever
+	// order the receipts came in (the planner's call cache depends on it).
+	sort.Strings(out)
 	return out
 }

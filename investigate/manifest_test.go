@@ -166,5 +166,5 @@ func TestQuotedLimits(t *testing.T) {
 		{Quote: "HikariPool-1 - Connection is not available (total=5, active=5)"},
 		{Quote: "body 4.2MB exceeds max_body_size 2MB"},
 	}}
-	assert.Equal(t, []string{"250ms", "5", "4.2MB", "2MB"}, quotedLimits(c))
+	assert.Equal(t, []string{"250ms", "2MB", "4.2MB", "5"}, quotedLimits(c), "in a canonical order")
 }
