@@ -785,12 +785,28 @@ func (s *Service) linkSameFix(ctx context.Context, rc *repoClient, pr *github.Pu
 // already does, else one commit on top, fast-forwarded. It returns the
 // branch's head and whether a commit was added.
 func (s *Service) ensureContent(ctx context.Context, rc *repoClient, branch, head string, files []FileChange, msg string) (string, bool, error) {
-	for attempt := 0; attempt < 3; attempt++ {
+	return s.commitOnBranch(ctx, rc, branch, head, msg, "click Approve again", func(head string) ([]FileChange, error) {
 		has, err := rc.hasFiles(ctx, head, files)
+		if err != nil || has {
+			return nil, err
+		}
+		return files, nil
+	})
+}
+
+// commitOnBranch adds one commit on top of the branch's head, with the
+// files change(head) returns (none: head already has the change), and
+// fast-forwards the branch to it. A branch that moves meanwhile (a
+// reviewer's push, another replica) is read again and change asked again,
+// three times at most; again says what the user does when the branch was
+// deleted. It returns the branch's head and whether a commit was added.
+func (s *Service) commitOnBranch(ctx context.Context, rc *repoClient, branch, head, msg, again string, change func(head string) ([]FileChange, error)) (string, bool, error) {
+	for range 3 {
+		files, err := change(head)
 		if err != nil {
 			return "", false, err
 		}
-		if has {
+		if len(files) == 0 {
 			return head, false, nil
 		}
 		commit, err := rc.createCommit(ctx, head, files, msg, s.opts.Author)
@@ -804,13 +820,12 @@ func (s *Service) ensureContent(ctx context.Context, rc *repoClient, branch, hea
 		if !errors.Is(err, errNotFastForward) {
 			return "", false, err
 		}
-		// The branch moved under us (another replica): look again.
 		var found bool
 		if head, found, err = rc.branchSHA(ctx, opReadBranch, branch); err != nil {
 			return "", false, err
 		}
 		if !found {
-			return "", false, &flowError{msg: "The branch " + branch + " was deleted while AutoHeal was updating it; click Approve again.", retryable: true}
+			return "", false, &flowError{msg: "The branch " + branch + " was deleted while AutoHeal was updating it; " + again + ".", retryable: true}
 		}
 	}
 	return "", false, &flowError{msg: "The branch " + branch + " keeps moving; try again later.", retryable: true}

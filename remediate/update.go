@@ -175,38 +175,16 @@ func (s *Service) applyAt(ctx context.Context, rc *repoClient, ref string, f Fil
 // branch that moves meanwhile (a reviewer's push, another replica) is read
 // again and the change re-applied.
 func (s *Service) pushOnPR(ctx context.Context, rc *repoClient, key string, pr *github.PullRequest, prop *Proposal, msg string) (string, bool, error) {
-	branch, head := pr.GetHead().GetRef(), pr.GetHead().GetSHA()
-	for range 3 {
+	return s.commitOnBranch(ctx, rc, pr.GetHead().GetRef(), pr.GetHead().GetSHA(), msg, "click again", func(head string) ([]FileChange, error) {
 		files, orig, err := s.changeOnPR(ctx, rc, key, pr, head, prop)
-		if err != nil {
-			return "", false, err
-		}
-		if len(files) == 0 {
-			return head, false, nil
+		if err != nil || len(files) == 0 {
+			return nil, err
 		}
 		if err := s.scanFiles(files, orig); err != nil {
-			return "", false, err
+			return nil, err
 		}
-		commit, err := rc.createCommit(ctx, head, files, msg, s.opts.Author)
-		if err != nil {
-			return "", false, err
-		}
-		err = rc.fastForward(ctx, branch, commit)
-		if err == nil {
-			return commit, true, nil
-		}
-		if !errors.Is(err, errNotFastForward) {
-			return "", false, err
-		}
-		var found bool
-		if head, found, err = rc.branchSHA(ctx, opReadBranch, branch); err != nil {
-			return "", false, err
-		}
-		if !found {
-			return "", false, &flowError{msg: "The branch " + branch + " was deleted while AutoHeal was updating it; click again.", retryable: true}
-		}
-	}
-	return "", false, &flowError{msg: "The branch " + branch + " keeps moving; try again later.", retryable: true}
+		return files, nil
+	})
 }
 
 // updatePR brings the key's open pull request to the approved proposal:
