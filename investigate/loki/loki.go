@@ -298,6 +298,23 @@ type stream struct {
 	Values [][2]string       `json:"values"`
 }
 
+// rangeAnswer is Loki's query_range envelope; the result is decoded by
+// its type (streams of log lines, or a matrix of counts).
+type rangeAnswer struct {
+	Status string `json:"status"`
+	Data   struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	} `json:"data"`
+}
+
+// getRange sends one query_range request.
+func (c *Capability) getRange(ctx context.Context, v url.Values) (rangeAnswer, error) {
+	var body rangeAnswer
+	err := c.client.GetJSON(ctx, "/loki/api/v1/query_range", v, &body)
+	return body, err
+}
+
 func (c *Capability) queryRange(ctx context.Context, query string, start, end time.Time, limit int) ([]stream, error) {
 	q := url.Values{}
 	q.Set("query", query)
@@ -305,14 +322,8 @@ func (c *Capability) queryRange(ctx context.Context, query string, start, end ti
 	q.Set("end", strconv.FormatInt(end.UnixNano(), 10))
 	q.Set("limit", strconv.Itoa(limit))
 	q.Set("direction", "backward")
-	var body struct {
-		Status string `json:"status"`
-		Data   struct {
-			ResultType string          `json:"resultType"`
-			Result     json.RawMessage `json:"result"`
-		} `json:"data"`
-	}
-	if err := c.client.GetJSON(ctx, "/loki/api/v1/query_range", q, &body); err != nil {
+	body, err := c.getRange(ctx, q)
+	if err != nil {
 		return nil, err
 	}
 	if body.Status != "success" {

@@ -213,14 +213,8 @@ func (c *Capability) volumes(ctx context.Context, label string, services []strin
 	v.Set("start", strconv.FormatInt(start.Add(step).UnixNano(), 10))
 	v.Set("end", strconv.FormatInt(end.UnixNano(), 10))
 	v.Set("step", strconv.FormatInt(int64(step/time.Second), 10))
-	var body struct {
-		Status string `json:"status"`
-		Data   struct {
-			ResultType string          `json:"resultType"`
-			Result     json.RawMessage `json:"result"`
-		} `json:"data"`
-	}
-	if err := c.client.GetJSON(ctx, "/loki/api/v1/query_range", v, &body); err != nil {
+	body, err := c.getRange(ctx, v)
+	if err != nil {
 		return nil, err
 	}
 	if body.Status != "success" || body.Data.ResultType != "matrix" {
