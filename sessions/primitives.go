@@ -16,12 +16,6 @@ func (s *Store) FirstSeen(ctx context.Context, id string, ttl time.Duration) (bo
 	return s.setNX(ctx, "seen", id, ttl)
 }
 
-// Once reports whether the caller is the first to do the thing named key
-// within ttl (an idempotency key for side effects).
-func (s *Store) Once(ctx context.Context, key string, ttl time.Duration) (first bool, err error) {
-	return s.setNX(ctx, "once", key, ttl)
-}
-
 func (s *Store) setNX(ctx context.Context, ns, id string, ttl time.Duration) (bool, error) {
 	if err := checkID(ns+" id", id, 1024); err != nil {
 		return false, err
@@ -128,8 +122,8 @@ func (s *Store) Done(ctx context.Context, key string) (bool, error) {
 	return n == 1, nil
 }
 
-// MarkDone records the side effect named key as done for ttl. Unlike Once,
-// it is written after the side effect succeeded, so that a failure or a
+// MarkDone records the side effect named key as done for ttl. It is
+// written after the side effect succeeded, so that a failure or a
 // crash before it leaves the work to be done again.
 func (s *Store) MarkDone(ctx context.Context, key string, ttl time.Duration) error {
 	if err := checkID("done key", key, 1024); err != nil {

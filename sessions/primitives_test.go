@@ -46,7 +46,7 @@ func TestFirstSeenAcrossReplicas(t *testing.T) {
 	assert.LessOrEqual(t, ttl, time.Minute)
 }
 
-func TestFirstSeenAndOnceValidate(t *testing.T) {
+func TestFirstSeenAndDoneValidate(t *testing.T) {
 	rdb := newRedis(t)
 	ctx := ctxT(t)
 	s := newStore(t, rdb, Options{Prefix: uniquePrefix(t, rdb)})
@@ -55,32 +55,16 @@ func TestFirstSeenAndOnceValidate(t *testing.T) {
 	_, err = s.FirstSeen(ctx, "x", 0)
 	assert.ErrorIs(t, err, ErrInvalidArgument)
 
-	// Once and FirstSeen are separate namespaces; odd ids are hashed safely.
+	// Done and FirstSeen are separate namespaces; odd ids are hashed safely.
 	id := "post result {job 1}\n"
-	first, err := s.Once(ctx, id[:len(id)-1], time.Minute)
+	require.NoError(t, s.MarkDone(ctx, id[:len(id)-1], time.Minute))
+	done, err := s.Done(ctx, id[:len(id)-1])
+	require.NoError(t, err)
+	assert.True(t, done)
+	first, err := s.FirstSeen(ctx, id[:len(id)-1], time.Minute)
 	require.NoError(t, err)
 	assert.True(t, first)
-	first, err = s.Once(ctx, id[:len(id)-1], time.Minute)
-	require.NoError(t, err)
-	assert.False(t, first)
-	first, err = s.FirstSeen(ctx, id[:len(id)-1], time.Minute)
-	require.NoError(t, err)
-	assert.True(t, first)
-	_, err = s.Once(ctx, id, time.Minute)
-	assert.ErrorIs(t, err, ErrInvalidArgument, "control characters are refused")
-}
-
-func TestOnceExpires(t *testing.T) {
-	rdb := newRedis(t)
-	ctx := ctxT(t)
-	s := newStore(t, rdb, Options{Prefix: uniquePrefix(t, rdb)})
-	first, err := s.Once(ctx, "k", 200*time.Millisecond)
-	require.NoError(t, err)
-	require.True(t, first)
-	require.Eventually(t, func() bool {
-		first, err := s.Once(ctx, "k", time.Minute)
-		return err == nil && first
-	}, 5*time.Second, 50*time.Millisecond)
+	assert.ErrorIs(t, s.MarkDone(ctx, id, time.Minute), ErrInvalidArgument, "control characters are refused")
 }
 
 func TestDoneIsRecordedOnlyWhenMarked(t *testing.T) {
