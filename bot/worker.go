@@ -125,16 +125,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 
 // completeIssue fills what the trigger did not say from the session.
 func (b *Bot) completeIssue(issue investigate.Issue, cfg config.Settings) investigate.Issue {
-	fill := func(v *string, key string) {
-		if *v == "" {
-			*v = cfg.Get(key)
-		}
-	}
-	fill(&issue.Service, "service_name")
-	fill(&issue.Namespace, "namespace")
-	fill(&issue.Repo, "repo")
-	fill(&issue.Ref, "ref")
-	fill(&issue.LogServiceLabel, "log_service_label")
+	issue = issue.WithSettings(cfg.Get)
 	if issue.End.IsZero() {
 		issue.End = b.o.Now()
 	}

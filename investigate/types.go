@@ -37,6 +37,23 @@ type Issue struct {
 	LogServiceLabel string `json:"log_service_label,omitempty"`
 }
 
+// WithSettings fills what the issue does not say (service, namespace,
+// repository, ref, log service label) from the settings setting returns
+// (service_name, namespace, repo, ref, log_service_label).
+func (i Issue) WithSettings(setting func(key string) string) Issue {
+	fill := func(v *string, key string) {
+		if *v == "" {
+			*v = setting(key)
+		}
+	}
+	fill(&i.Service, "service_name")
+	fill(&i.Namespace, "namespace")
+	fill(&i.Repo, "repo")
+	fill(&i.Ref, "ref")
+	fill(&i.LogServiceLabel, "log_service_label")
+	return i
+}
+
 // Family is a backend family.
 type Family string
 

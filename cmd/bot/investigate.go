@@ -200,17 +200,7 @@ func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Du
 
 // issueFromConfig fills what the issue does not say from the settings.
 func issueFromConfig(issue investigate.Issue, cfg map[string]string) investigate.Issue {
-	fill := func(v *string, key string) {
-		if *v == "" {
-			*v = cfg[key]
-		}
-	}
-	fill(&issue.Service, "service_name")
-	fill(&issue.Namespace, "namespace")
-	fill(&issue.Repo, "repo")
-	fill(&issue.Ref, "ref")
-	fill(&issue.LogServiceLabel, "log_service_label")
-	return issue
+	return issue.WithSettings(func(key string) string { return cfg[key] })
 }
 
 // envConfig reads every config key's environment fallback.
