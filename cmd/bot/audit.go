@@ -15,8 +15,8 @@ import (
 	"github.com/autoheal/autoheal/sessions"
 )
 
-// redisEnv is where serve and audit find Redis: REDIS_URL and
-// AUTOHEAL_REDIS_PREFIX, with their defaults.
+// redisEnv is where serve, and the commands that read its records, find
+// Redis: REDIS_URL and AUTOHEAL_REDIS_PREFIX, with their defaults.
 func redisEnv(get func(string) string) (url, prefix string) {
 	url, prefix = strings.TrimSpace(get("REDIS_URL")), strings.TrimSpace(get("AUTOHEAL_REDIS_PREFIX"))
 	if url == "" {
@@ -84,16 +84,11 @@ func audit(ctx context.Context, args []string, getenv func(string) string, now f
 	if q.Until, err = auditTime(until, now()); err != nil {
 		return fmt.Errorf("%w: --until: %v", errUsage, err)
 	}
-	url, prefix := redisEnv(getenv)
-	rdb, err := sessions.Connect(ctx, url)
+	store, closeStore, err := openStore(ctx, getenv)
 	if err != nil {
 		return err
 	}
-	defer rdb.Close()
-	store, err := sessions.New(rdb, sessions.Options{Prefix: prefix})
-	if err != nil {
-		return err
-	}
+	defer closeStore()
 	recs, err := store.ReadAudit(ctx, q)
 	if err != nil {
 		return err

@@ -112,11 +112,12 @@ func outcomeOf(r sessions.MemoryRecord) string {
 // storeFromEnv opens the Redis store serve uses (REDIS_URL,
 // AUTOHEAL_REDIS_PREFIX), for the commands that read its records.
 func storeFromEnv(ctx context.Context) (*sessions.Store, func(), error) {
-	url := strings.TrimSpace(os.Getenv("REDIS_URL"))
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	prefix := strings.TrimSpace(os.Getenv("AUTOHEAL_REDIS_PREFIX"))
+	return openStore(ctx, os.Getenv)
+}
+
+// openStore is storeFromEnv with the environment read through getenv.
+func openStore(ctx context.Context, getenv func(string) string) (*sessions.Store, func(), error) {
+	url, prefix := redisEnv(getenv)
 	rdb, err := sessions.Connect(ctx, url)
 	if err != nil {
 		return nil, nil, err
