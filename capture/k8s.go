@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/autoheal/autoheal/investigate/k8s"
 	"github.com/autoheal/autoheal/investigate/tap"
 )
@@ -164,23 +162,8 @@ func k8sPriority(objs []map[string]any) []map[string]any {
 
 // parseEventsList reads events_list's YAML entries as v1 Events.
 func parseEventsList(text string) ([]map[string]any, error) {
-	body := stripComments(text)
-	if body == "" || strings.HasPrefix(body, "No events found") {
-		return nil, nil
-	}
-	var entries []struct {
-		Namespace      string `yaml:"Namespace"`
-		Timestamp      string `yaml:"Timestamp"`
-		Type           string `yaml:"Type"`
-		Reason         string `yaml:"Reason"`
-		Message        string `yaml:"Message"`
-		InvolvedObject struct {
-			APIVersion string `yaml:"apiVersion"`
-			Kind       string `yaml:"Kind"`
-			Name       string `yaml:"Name"`
-		} `yaml:"InvolvedObject"`
-	}
-	if err := yaml.Unmarshal([]byte(body), &entries); err != nil {
+	entries, err := k8s.ParseEventsList(text)
+	if err != nil {
 		return nil, err
 	}
 	var out []map[string]any
@@ -193,15 +176,6 @@ func parseEventsList(text string) ([]map[string]any, error) {
 		})
 	}
 	return out, nil
-}
-
-func stripComments(text string) string {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	i := 0
-	for i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
-		i++
-	}
-	return strings.TrimSpace(strings.Join(lines[i:], "\n"))
 }
 
 func mapOf(m map[string]any, path ...string) map[string]any {

@@ -168,8 +168,8 @@ func tableRows(text string) []map[string]string {
 	return rows
 }
 
-// eventsListEntry is one entry of events_list's YAML answer.
-type eventsListEntry struct {
+// EventsListEntry is one entry of events_list's YAML answer.
+type EventsListEntry struct {
 	Namespace      string `yaml:"Namespace"`
 	Timestamp      string `yaml:"Timestamp"`
 	Type           string `yaml:"Type"`
@@ -181,16 +181,27 @@ type eventsListEntry struct {
 	} `yaml:"InvolvedObject"`
 }
 
-// parseEventsList decodes events_list's answer ("# The following events
-// (YAML format) were found:" and a YAML list) into events.
-func parseEventsList(text string) ([]event, error) {
+// ParseEventsList decodes events_list's answer ("# The following events
+// (YAML format) were found:" and a YAML list) into its entries, for this
+// package and for other readers of the server's answers (bot capture keeps
+// them as v1 Events).
+func ParseEventsList(text string) ([]EventsListEntry, error) {
 	body := stripComments(text)
 	if body == "" || strings.HasPrefix(body, "No events found") {
 		return nil, nil
 	}
-	var entries []eventsListEntry
+	var entries []EventsListEntry
 	if err := yaml.Unmarshal([]byte(body), &entries); err != nil {
 		return nil, fmt.Errorf("events_list: unexpected output: %w", err)
+	}
+	return entries, nil
+}
+
+// parseEventsList decodes events_list's answer into events.
+func parseEventsList(text string) ([]event, error) {
+	entries, err := ParseEventsList(text)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]event, 0, len(entries))
 	for _, e := range entries {
