@@ -1,14 +1,13 @@
 package capture
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/autoheal/autoheal/investigate/jaeger"
 	"github.com/autoheal/autoheal/investigate/tap"
 	"github.com/autoheal/autoheal/scenario"
 )
@@ -231,18 +230,6 @@ var (
 	jaegerKinds     = map[int]string{1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer"}
 )
 
-// hexID accepts the hex ids of OTLP/JSON and the base64 ids of the
-// protobuf JSON mapping.
-func hexID(s string) string {
-	if _, err := hex.DecodeString(s); err == nil && (len(s) == 16 || len(s) == 32) {
-		return strings.ToLower(s)
-	}
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil && (len(b) == 8 || len(b) == 16) {
-		return hex.EncodeToString(b)
-	}
-	return strings.ToLower(s)
-}
-
 func micros(nanos string) int64 {
 	n, _ := strconv.ParseInt(nanos, 10, 64)
 	return n / 1000
@@ -269,7 +256,7 @@ func fromOTLP(body otlpBody) []scenario.Trace {
 		}
 		for _, ss := range rs.ScopeSpans {
 			for _, s := range ss.Spans {
-				tid := hexID(s.TraceID)
+				tid := jaeger.OTLPID(s.TraceID)
 				t, ok := byID[tid]
 				if !ok {
 					t = &scenario.Trace{TraceID: tid, Processes: map[string]scenario.Process{}}
@@ -287,13 +274,13 @@ func fromOTLP(body otlpBody) []scenario.Trace {
 					t.Processes[pid] = proc
 				}
 				start := micros(s.StartTimeUnixNano)
-				sp := scenario.Span{TraceID: tid, SpanID: hexID(s.SpanID), OperationName: s.Name, StartTime: start,
+				sp := scenario.Span{TraceID: tid, SpanID: jaeger.OTLPID(s.SpanID), OperationName: s.Name, StartTime: start,
 					Duration: micros(s.EndTimeUnixNano) - start, ProcessID: pid}
 				if s.ParentSpanID != "" {
-					sp.References = append(sp.References, scenario.Reference{RefType: "CHILD_OF", TraceID: tid, SpanID: hexID(s.ParentSpanID)})
+					sp.References = append(sp.References, scenario.Reference{RefType: "CHILD_OF", TraceID: tid, SpanID: jaeger.OTLPID(s.ParentSpanID)})
 				}
 				for _, l := range s.Links {
-					sp.References = append(sp.References, scenario.Reference{RefType: "FOLLOWS_FROM", TraceID: hexID(l.TraceID), SpanID: hexID(l.SpanID)})
+					sp.References = append(sp.References, scenario.Reference{RefType: "FOLLOWS_FROM", TraceID: jaeger.OTLPID(l.TraceID), SpanID: jaeger.OTLPID(l.SpanID)})
 				}
 				if k := jaegerKinds[otlpEnum(s.Kind, otlpKindNames)]; k != "" {
 					sp.Tags = append(sp.Tags, scenario.KeyValue{Key: "span.kind", Type: "string", Value: k})

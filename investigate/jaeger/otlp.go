@@ -119,8 +119,10 @@ func otlpMap(kvs []otlpKV) map[string]string {
 	return m
 }
 
-// otlpID accepts hex ids (OTLP/JSON) and base64 ids (protobuf JSON mapping).
-func otlpID(s string) string {
+// OTLPID reads a trace or span id as lower-case hex: it accepts the hex ids
+// of OTLP/JSON and the base64 ids of the protobuf JSON mapping (bot capture
+// reads api_v3 answers with it too).
+func OTLPID(s string) string {
 	if s == "" {
 		return ""
 	}
@@ -155,7 +157,7 @@ func fromOTLP(body otlpResponse) []investigate.Span {
 				attrs := otlpMap(s.Attributes)
 				start, end := nanos(s.StartTimeUnixNano), nanos(s.EndTimeUnixNano)
 				sp := investigate.Span{
-					TraceID: otlpID(s.TraceID), SpanID: otlpID(s.SpanID), ParentID: otlpID(s.ParentSpanID),
+					TraceID: OTLPID(s.TraceID), SpanID: OTLPID(s.SpanID), ParentID: OTLPID(s.ParentSpanID),
 					Service: service, Name: s.Name, Kind: otlpKinds[string(s.Kind)],
 					Start: start, Duration: end.Sub(start), Attrs: attrs, StatusMessage: s.Status.Message,
 				}
