@@ -13,7 +13,8 @@ import (
 	"unicode/utf8"
 )
 
-// maxFileAltText is the longest alt_txt files.getUploadURLExternal accepts.
+// maxFileAltText is the longest alt_txt files.getUploadURLExternal accepts
+// (Slack refuses a longer one with alt_txt_too_large).
 const maxFileAltText = 1000
 
 func (s *Server) filesGetUploadURLExternal(_ context.Context, r *apiRequest) (map[string]any, error) {
@@ -36,7 +37,7 @@ func (s *Server) filesGetUploadURLExternal(_ context.Context, r *apiRequest) (ma
 	id := s.nextID("F")
 	alt := r.str("alt_txt")
 	if utf8.RuneCountInString(alt) > maxFileAltText {
-		return nil, slackErr("invalid_arguments", fmt.Sprintf("alt_txt must be at most %d characters", maxFileAltText))
+		return nil, slackErr("alt_txt_too_large", fmt.Sprintf("alt_txt must be at most %d characters", maxFileAltText))
 	}
 	s.state.files[id] = &File{ID: id, Name: name, Title: name, SnippetType: r.str("snippet_type"), AltText: alt, Size: int(length)}
 	return map[string]any{"upload_url": s.base + "/upload/" + id, "file_id": id}, nil

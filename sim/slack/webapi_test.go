@@ -378,6 +378,10 @@ func TestFileUploadInAThread(t *testing.T) {
 
 	_, err = api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{FileName: "huge.bin", FileSize: 64 << 20})
 	assert.EqualError(t, err, "file_too_large")
+	_, err = api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{FileName: "chart.png", FileSize: 10, AltTxt: strings.Repeat("é", 1001)})
+	assert.EqualError(t, err, "alt_txt_too_large", "Slack's own error for alt text past 1000 characters")
+	_, err = api.GetUploadURLExternalContext(ctx, slack.GetUploadURLExternalParameters{FileName: "chart.png", FileSize: 10, AltTxt: strings.Repeat("é", 1000)})
+	assert.NoError(t, err, "1000 characters of alt text are accepted")
 	_, err = api.CompleteUploadExternalContext(ctx, slack.CompleteUploadExternalParameters{Files: []slack.FileSummary{{ID: sum.ID}}, Channel: "C0INCIDENT"})
 	assert.EqualError(t, err, "file_not_found", "a file is shared once")
 }
