@@ -24,7 +24,8 @@ type Mode string
 //     response_format together with tools constrains decoding to the
 //     schema, so the model never calls a tool; errors are vLLM's flat
 //     object ({"object":"error","message":...,"code":400}, as releases
-//     before the nested form answer); max_completion_tokens wins over
+//     before the nested form answer), but a wrong key is a 401
+//     {"error":"Unauthorized"}; max_completion_tokens wins over
 //     max_tokens.
 //   - ModeOllama: /v1/models says owned_by "library"; max_completion_tokens
 //     is ignored (only max_tokens limits the answer); response_format with
@@ -102,6 +103,11 @@ func (m Mode) errorBody(status int, typ, param, code, msg string) any {
 		}
 		return map[string]any{"error": e}
 	case ModeVLLM:
+		if status == http.StatusUnauthorized {
+			// vLLM's --api-key check answers before any OpenAI handling,
+			// with a bare string error.
+			return map[string]any{"error": "Unauthorized"}
+		}
 		if typ == "invalid_request_error" {
 			typ = "BadRequestError"
 		}

@@ -62,6 +62,28 @@ func TestAuthenticationNeverEchoesTheKey(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no key at all")
 }
 
+// vLLM started with --api-key refuses a wrong key in its middleware, with
+// a bare string error and none of its usual error object.
+func TestVLLMRefusesAWrongKeyWithItsMiddlewareAnswer(t *testing.T) {
+	_, _, url := serve(t, oaisim.Options{Model: oaisim.Replies(oaisim.Text("hi")), Mode: oaisim.ModeVLLM})
+	for _, path := range []string{"/v1/models", "/v1/chat/completions"} {
+		method := http.MethodGet
+		if strings.HasSuffix(path, "completions") {
+			method = http.MethodPost
+		}
+		req, err := http.NewRequest(method, url+path, strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer sk-wrong-key-abcdefghijkl")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var body map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+		resp.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
+		assert.Equal(t, map[string]any{"error": "Unauthorized"}, body, path)
+	}
+}
+
 func TestModelsList(t *testing.T) {
 	_, c, _ := serve(t, oaisim.Options{Model: oaisim.Replies(), Models: []string{"a", "b"}})
 	list, err := c.ListModels(context.Background())
