@@ -103,12 +103,8 @@ those of the environment, as for bot investigate.`)
 		if src, live, err = keptSource(ctx, key); err != nil {
 			return err
 		}
-		for k, v := range map[string]string{"repo": src.issue.Repo, "ref": src.issue.Ref, "namespace": src.issue.Namespace,
-			"service_name": src.issue.Service, "log_service_label": src.issue.LogServiceLabel} {
-			if v != "" {
-				cfg[k] = v
-			}
-		}
+		setGiven(cfg, map[string]string{"repo": src.issue.Repo, "ref": src.issue.Ref, "namespace": src.issue.Namespace,
+			"service_name": src.issue.Service, "log_service_label": src.issue.LogServiceLabel})
 	case *since == "":
 		return fmt.Errorf("%w: give a KEY (job id, issue key or thread) or a window with --since (and --service or --text)", errUsage)
 	default:
@@ -116,11 +112,7 @@ those of the environment, as for bot investigate.`)
 			return err
 		}
 	}
-	for k, v := range map[string]string{"repo": *repo, "ref": *ref, "service_name": *service, "namespace": *namespace} {
-		if v != "" {
-			cfg[k] = v
-		}
-	}
+	setGiven(cfg, map[string]string{"repo": *repo, "ref": *ref, "service_name": *service, "namespace": *namespace})
 	issue := issueFromConfig(src.issue, cfg)
 	if *name != "" && !scenarioNameRE.MatchString(*name) {
 		return fmt.Errorf("%w: --name %q must match [a-z0-9][a-z0-9-]*", errUsage, *name)

@@ -107,11 +107,7 @@ func runInvestigate(ctx context.Context, args []string, stdout, stderr io.Writer
 			return fmt.Errorf("%w: give the issue text (\"ad service is throwing errors since 10am\") or --scenario DIR", errUsage)
 		}
 		cfg := envConfig()
-		for k, v := range map[string]string{"repo": *repo, "ref": *ref, "service_name": *service, "namespace": *namespace} {
-			if v != "" {
-				cfg[k] = v
-			}
-		}
+		setGiven(cfg, map[string]string{"repo": *repo, "ref": *ref, "service_name": *service, "namespace": *namespace})
 		issue := investigate.Issue{Text: text, Trigger: investigate.TriggerCLI, Start: start, End: end}
 		if res, err = investigateBackends(ctx, cfg, issue, *deadline, planner, library); err != nil {
 			return err
@@ -201,6 +197,16 @@ func backendsEngine(ctx context.Context, cfg map[string]string, deadline time.Du
 // issueFromConfig fills what the issue does not say from the settings.
 func issueFromConfig(issue investigate.Issue, cfg map[string]string) investigate.Issue {
 	return issue.WithSettings(func(key string) string { return cfg[key] })
+}
+
+// setGiven sets in cfg the settings given (flags, a kept incident's own),
+// over the environment's; an empty value leaves cfg's.
+func setGiven(cfg, given map[string]string) {
+	for k, v := range given {
+		if v != "" {
+			cfg[k] = v
+		}
+	}
 }
 
 // envConfig reads every config key's environment fallback.
