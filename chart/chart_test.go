@@ -76,24 +76,7 @@ func TestMarksAtTheirMinutes(t *testing.T) {
 	require.NoError(t, err)
 	img, err := png.Decode(bytes.NewReader(got))
 	require.NoError(t, err)
-	columnOf := func(want func(r, g, b uint32) bool) int {
-		best, bestN := -1, 0
-		for x := 0; x < Width; x++ {
-			n := 0
-			for y := 0; y < Height; y++ {
-				r, g, b, _ := img.At(x, y).RGBA()
-				if want(r>>8, g>>8, b>>8) {
-					n++
-				}
-			}
-			if n > bestN {
-				best, bestN = x, n
-			}
-		}
-		return best
-	}
-	red := columnOf(func(r, g, b uint32) bool { return r > 200 && g < 80 && b > 60 && b < 130 })
-	orange := columnOf(func(r, g, b uint32) bool { return r > 200 && g > 120 && g < 170 && b < 80 })
+	red, orange := markColumns(img)
 	require.Positive(t, red)
 	require.Positive(t, orange)
 	// 16:05 (change) is 8 minutes before 16:13 (onset) on an axis of 60.
