@@ -63,9 +63,13 @@ func (b *Bot) postKeyed(ctx context.Context, channel, threadTS string, m render.
 }
 
 // findPosted looks for the message posted under key since the first
-// attempt: in the thread, or among the channel's recent messages.
+// attempt (any time when since is zero): in the thread, or among the
+// channel's recent messages.
 func (b *Bot) findPosted(ctx context.Context, channel, threadTS, key string, since time.Time) (string, bool, error) {
-	oldest := strconv.FormatInt(since.Add(-time.Minute).Unix(), 10) + ".000000"
+	oldest := ""
+	if !since.IsZero() {
+		oldest = strconv.FormatInt(since.Add(-time.Minute).Unix(), 10) + ".000000"
+	}
 	var msgs []slack.Message
 	if threadTS != "" {
 		ms, _, _, err := b.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{

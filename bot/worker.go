@@ -73,7 +73,7 @@ func (b *Bot) runInvestigation(ctx context.Context, job sessions.Job) error {
 		action.IssueKey = ""
 	}
 
-	msgTS, postedAt, err := b.progressMessage(ctx, job.ID, p, issue, action)
+	msgTS, postedAt, err := b.progressMessage(ctx, job, p, issue, action, log)
 	if err != nil {
 		return fmt.Errorf("job %s: %w", job.ID, err)
 	}
@@ -137,38 +137,59 @@ func (b *Bot) completeIssue(issue investigate.Issue, cfg config.Settings) invest
 
 // progressMessage returns the message the job reports in: the one the
 // mention handler posted, or one posted now (once per job: a re-run finds
-// the first run's message).
-func (b *Bot) progressMessage(ctx context.Context, jobID string, p InvestigationJob, issue investigate.Issue, action *render.ActionValue) (string, time.Time, error) {
+// the first run's message, in the store or, when the first run died
+// between Slack's answer and the record, in the thread by its post key).
+func (b *Bot) progressMessage(ctx context.Context, job sessions.Job, p InvestigationJob, issue investigate.Issue, action *render.ActionValue, log *slog.Logger) (string, time.Time, error) {
 	if p.MessageTS != "" {
 		return p.MessageTS, p.PostedAt, nil
 	}
-	if _, ts, err := b.o.Store.JobMessage(ctx, jobID); err == nil {
+	if _, ts, err := b.o.Store.JobMessage(ctx, job.ID); err == nil {
 		return ts, time.Time{}, nil
 	} else if !errors.Is(err, sessions.ErrNotFound) {
 		return "", time.Time{}, err
+	}
+	key := progressPostKey(job.ID)
+	if job.Attempt > 1 && p.ThreadTS != "" {
+		ts, found, err := b.findPosted(ctx, p.Channel, p.ThreadTS, key, time.Time{})
+		switch {
+		case err != nil:
+			// A second progress message is better than no investigation.
+			log.Warn("thread not searched for an earlier run's progress message", "err", err)
+		case found:
+			return b.claimProgress(ctx, job.ID, p.Channel, ts, time.Time{})
+		}
 	}
 	msg, err := newProgress(issue.Text, issue.Trigger, action, nil).message()
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	ts, err := b.post(ctx, p.Channel, p.ThreadTS, msg, "progress")
+	ts, err := b.postKeyed(ctx, p.Channel, p.ThreadTS, msg, "progress", key)
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	posted := b.o.Clock.Now()
-	_, won, err := b.o.Store.ClaimJobMessage(ctx, jobID, p.Channel, ts)
+	return b.claimProgress(ctx, job.ID, p.Channel, ts, b.o.Clock.Now())
+}
+
+// claimProgress records ts as the job's progress message unless another
+// run recorded one first; the loser's message is removed.
+func (b *Bot) claimProgress(ctx context.Context, jobID, channel, ts string, posted time.Time) (string, time.Time, error) {
+	_, won, err := b.o.Store.ClaimJobMessage(ctx, jobID, channel, ts)
 	if err != nil {
 		return "", time.Time{}, err
 	}
 	if won != ts {
 		// Another run of this job posted first: use its message.
-		if _, _, err := b.api.DeleteMessageContext(ctx, p.Channel, ts); err != nil {
+		if _, _, err := b.api.DeleteMessageContext(ctx, channel, ts); err != nil {
 			b.log.Warn("duplicate progress message not removed", "ts", ts, "err", err)
 		}
 		return won, time.Time{}, nil
 	}
 	return ts, posted, nil
 }
+
+// progressPostKey is the post key of a job's progress message: the same
+// for every run of the job, so a re-run can find what an earlier one posted.
+func progressPostKey(jobID string) string { return "progress:" + jobID }
 
 // CapabilityWrapper is an Investigator that needs the capabilities wrapped
 // before the engine gets them (the LLM planner: tool data for the model
