@@ -15,8 +15,9 @@ build:
 
 # The one test command (CI runs it too). Finds or starts a Redis; the
 # real-Jaeger tests use the binary `make jaeger` caches (they skip without it).
+# RACE_PKGS run under the race detector, the rest without it (each once).
 test:
-	./scripts/with-redis.sh $(GO) test -count=1 ./...
+	RACE_PKGS="$(RACE_PKGS)" GO="$(GO)" ./scripts/with-redis.sh ./scripts/test.sh
 
 # Build (once) and cache the real Jaeger v1.75.0 the integration tests run.
 jaeger:
@@ -26,7 +27,7 @@ vet:
 	$(GO) vet ./...
 
 # The packages that run goroutines against shared state, under the race
-# detector (CI runs it; with a Redis like make test).
+# detector (make test runs them so; this runs only them).
 RACE_PKGS ?= ./bot ./sessions ./alerts ./investigate/mcp ./investigate/capset ./remediate ./cmd/bot
 race:
 	./scripts/with-redis.sh $(GO) test -race -count=1 $(RACE_PKGS)

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The one test command (make test): every package once. The packages that run
+# goroutines against shared state ($RACE_PKGS) run under the race detector,
+# the rest without it, so nothing runs twice. Both runs happen even when the
+# first fails; the exit code is the first failure's.
+set -uo pipefail
+GO=${GO:-go}
+read -r -a race_pkgs <<<"${RACE_PKGS:?RACE_PKGS is not set}"
+race_paths=$("$GO" list "${race_pkgs[@]}") || exit 1
+mapfile -t others < <("$GO" list ./... | grep -vxF "$race_paths")
+rc=0
+"$GO" test -count=1 "${others[@]}" || rc=$?
+"$GO" test -race -count=1 "${race_pkgs[@]}" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }
+exit "$rc"
