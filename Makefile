@@ -30,7 +30,7 @@ vet:
 # detector (make test runs them so; this runs only them).
 RACE_PKGS ?= ./bot ./sessions ./alerts ./investigate/mcp ./investigate/capset ./remediate ./cmd/bot
 race:
-	./scripts/with-redis.sh $(GO) test -race -count=1 $(RACE_PKGS)
+	./scripts/with-redis.sh $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
 # go.mod and go.sum must be what `go mod tidy` writes.
 tidy-check:
