@@ -90,7 +90,7 @@ type Options struct {
 	Admins access.List
 	// AllowedHosts are the hosts thread settings may point a URL at, and
 	// the only ones a user-supplied URL may reach at an internal address
-	// (AUTOHEAL_ALLOWED_HOSTS: names, IPs, *.domain). The hosts of Env's
+	// (AUTOHEAL_ALLOWED_HOSTS: names, IPs, *.domain, CIDR ranges). The hosts of Env's
 	// URLs are always allowed.
 	AllowedHosts []string
 	// AllowedRepos are the repositories (owner/name, owner/*) a thread's

@@ -45,8 +45,8 @@ import (
 //	AUTOHEAL_ENCRYPTION_KEY   32 bytes, base64 or hex: encrypts secrets in sessions; without it secrets are refused
 //	AUTOHEAL_APPROVERS        Slack user (U…) and user group (S…) ids who may approve; pull requests are off when empty
 //	AUTOHEAL_ADMINS           Slack user and user group ids who may change *_url settings and credentials of a channel
-//	AUTOHEAL_ALLOWED_HOSTS    hosts (names, IPs, *.domain) thread settings may point URLs at, and that user-set URLs may
-//	                          reach at internal addresses; the environment's backends are always allowed
+//	AUTOHEAL_ALLOWED_HOSTS    hosts (names, IPs, *.domain, CIDR ranges) thread settings may point URLs at, and that user-set
+//	                          URLs may reach at internal addresses; the environment's backends are always allowed
 //	AUTOHEAL_MIN_BAND         least confidence that offers Approve: LOW, MEDIUM (default) or HIGH
 //	AUTOHEAL_CONCURRENCY      investigations run at once by this replica (default 4)
 //	AUTOHEAL_EVENT_WORKERS    Slack events handled at once (default 16)

@@ -47,6 +47,9 @@ type GuardOptions struct {
 	// literals, case-insensitive, "*.example.com" for any subdomain, each
 	// with an optional ":port" that restricts it to that port
 	// ("127.0.0.1:8081" allows the sidecar, not every port of the pod).
+	// An address range ("10.20.0.0/16", "fd00:1::/64", with an optional
+	// ":port") allows the IP literals in it and the addresses names
+	// resolve to in it: an internal network the bot may reach.
 	AllowedHosts []string
 	// Resolver resolves names (default net.DefaultResolver).
 	Resolver Resolver
@@ -70,7 +73,13 @@ type Guard struct {
 }
 
 // allowedHost is one allowlist entry; port "" allows every port.
-type allowedHost struct{ host, port string }
+type allowedHost struct {
+	host, port string
+	prefix     netip.Prefix // valid for an address range
+}
+
+// matchesPort reports whether the entry applies to port.
+func (a allowedHost) matchesPort(port string) bool { return a.port == "" || a.port == port }
 
 // NewGuard returns a Guard; AllowedHosts are normalized (see ParseHosts).
 func NewGuard(o GuardOptions) *Guard {
@@ -86,10 +95,14 @@ func NewGuard(o GuardOptions) *Guard {
 	return g
 }
 
-// parseAllowed reads "host", "host:port", "[v6]:port", "*.domain[:port]".
+// parseAllowed reads "host", "host:port", "[v6]:port", "*.domain[:port]",
+// "cidr[:port]".
 func parseAllowed(e string) (allowedHost, bool) {
 	e = strings.ToLower(strings.TrimSpace(e))
 	var a allowedHost
+	if strings.Contains(e, "/") {
+		return parseAllowedRange(e)
+	}
 	if h, p, err := net.SplitHostPort(e); err == nil {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return a, false
@@ -110,9 +123,45 @@ func parseAllowed(e string) (allowedHost, bool) {
 	return a, hostNameRE(name)
 }
 
+// parseAllowedRange reads "10.0.0.0/8", "10.0.0.0/8:9090", "fd00::/8",
+// "[fd00::/8]:9090". A range must be written as its network address
+// ("10.1.2.3/8" is refused: which was meant, the host or the network?).
+func parseAllowedRange(e string) (allowedHost, bool) {
+	var a allowedHost
+	cidr := e
+	if i := strings.LastIndex(e, "]:"); strings.HasPrefix(e, "[") && i > 0 {
+		cidr, a.port = e[1:i], e[i+2:]
+	} else if i := strings.LastIndex(e, ":"); i > strings.Index(e, "/") && !strings.Contains(e[:strings.Index(e, "/")], ":") {
+		cidr, a.port = e[:i], e[i+1:] // an IPv4 range with a port
+	}
+	if a.port != "" {
+		if n, err := strconv.Atoi(a.port); err != nil || n < 1 || n > 65535 {
+			return a, false
+		}
+	}
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil || p != p.Masked() {
+		return a, false
+	}
+	a.prefix = p
+	return a, true
+}
+
+// inRange reports whether ip, dialled on port, is in an allowed range.
+func (g *Guard) inRange(ip netip.Addr, port string) bool {
+	ip = ip.Unmap()
+	for _, a := range g.allowed {
+		if a.prefix.IsValid() && a.matchesPort(port) && a.prefix.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseHosts reads a list of allowed hosts separated by commas or spaces:
-// host names, IP literals or "*.domain" patterns, each with an optional
-// ":port". URLs and paths are refused, naming the entry.
+// host names, IP literals, "*.domain" patterns or address ranges (CIDR),
+// each with an optional ":port". URLs and paths are refused, naming the
+// entry.
 func ParseHosts(s string) ([]string, error) {
 	var out, bad []string
 	for _, e := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == ';' }) {
@@ -123,7 +172,7 @@ func ParseHosts(s string) ([]string, error) {
 		out = append(out, strings.ToLower(e))
 	}
 	if len(bad) > 0 {
-		return nil, fmt.Errorf("not a host name, IP address or *.domain (with an optional :port): %s", strings.Join(bad, ", "))
+		return nil, fmt.Errorf("not a host name, IP address, *.domain or address range such as 10.0.0.0/8 (with an optional :port): %s", strings.Join(bad, ", "))
 	}
 	return out, nil
 }
@@ -176,9 +225,12 @@ func (g *Guard) Allows(hostport string) bool {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if ip, err := netip.ParseAddr(h); err == nil {
 		h = ip.Unmap().String()
+		if g.inRange(ip, port) {
+			return true
+		}
 	}
 	for _, a := range g.allowed {
-		if a.port != "" && a.port != port {
+		if a.prefix.IsValid() || !a.matchesPort(port) {
 			continue
 		}
 		if suffix, ok := strings.CutPrefix(a.host, "*."); ok {
@@ -208,17 +260,20 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) error {
 	if err != nil || u.Hostname() == "" {
 		return errors.New("not an absolute URL")
 	}
-	if g.Allows(HostPort(u)) {
+	hp := HostPort(u)
+	if g.Allows(hp) {
 		return nil
 	}
-	_, err = g.addrs(ctx, u.Hostname(), false)
+	_, port, _ := net.SplitHostPort(hp)
+	_, err = g.addrs(ctx, u.Hostname(), port, false)
 	return err
 }
 
 // addrs resolves host and, unless allowed, refuses it when any of its
-// addresses is not public (a name with one private address is refused
-// whole: a resolver may return them in any order).
-func (g *Guard) addrs(ctx context.Context, host string, allowed bool) ([]netip.Addr, error) {
+// addresses is not public nor in an allowed range for port (a name with
+// one such address is refused whole: a resolver may return them in any
+// order).
+func (g *Guard) addrs(ctx context.Context, host, port string, allowed bool) ([]netip.Addr, error) {
 	var ips []netip.Addr
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
 		ips = []netip.Addr{a}
@@ -232,7 +287,7 @@ func (g *Guard) addrs(ctx context.Context, host string, allowed bool) ([]netip.A
 	}
 	if !allowed {
 		for _, ip := range ips {
-			if why := nonPublic(ip); why != "" {
+			if why := nonPublic(ip); why != "" && !g.inRange(ip, port) {
 				return nil, &AddressError{Host: host, Addr: ip.Unmap(), Reason: why}
 			}
 		}
@@ -248,7 +303,7 @@ func (g *Guard) dialContext(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	ips, err := g.addrs(ctx, host, g.Allows(addr))
+	ips, err := g.addrs(ctx, host, port, g.Allows(addr))
 	if err != nil {
 		return nil, err
 	}

@@ -222,3 +222,45 @@ func TestGuardAllowlistedHostsAreDialled(t *testing.T) {
 		assert.Contains(t, err.Error(), bad)
 	}
 }
+
+// An address range (CIDR, optionally one port) allows the IP literals in it
+// and names that resolve into it, at save and at dial time; addresses
+// outside it, or on another port, stay refused.
+func TestGuardAllowedRanges(t *testing.T) {
+	srv, hits := recorder(t)
+	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	hosts, err := ParseHosts("10.20.0.0/16, 127.0.0.0/8:" + port + " [fd00::/8]:8081")
+	require.NoError(t, err)
+	dns := &fakeDNS{answers: map[string][][]netip.Addr{
+		"prom.internal":   {addrs("127.0.0.1")},
+		"mixed.internal":  {addrs("93.184.216.34", "10.20.1.1")},
+		"outside.example": {addrs("10.21.0.1")},
+	}}
+	g := NewGuard(GuardOptions{AllowedHosts: hosts, Resolver: dns})
+	assert.True(t, g.Allows("10.20.3.4:80"))
+	assert.True(t, g.Allows("[::ffff:10.20.3.4]:80"), "an IPv4-mapped form is judged by its IPv4 address")
+	assert.False(t, g.Allows("10.21.0.1:80"))
+	assert.True(t, g.Allows("127.0.0.5:"+port))
+	assert.False(t, g.Allows("127.0.0.5:1"), "only the entry's port")
+	assert.True(t, g.Allows("[fd00::1]:8081"))
+	assert.False(t, g.Allows("[fd00::1]:80"))
+	assert.False(t, g.Allows("prom.internal:"+port), "a name is not on the list by its addresses")
+
+	ctx := ctxT(t)
+	assert.NoError(t, g.CheckURL(ctx, "http://prom.internal:"+port), "resolves into an allowed range on its port")
+	assert.NoError(t, g.CheckURL(ctx, "https://mixed.internal"))
+	assert.ErrorIs(t, g.CheckURL(ctx, "http://prom.internal:9090"), ErrAddressRefused, "the range allows one port")
+	assert.ErrorIs(t, g.CheckURL(ctx, "https://outside.example"), ErrAddressRefused)
+
+	c, err := New(Options{BaseURL: "http://prom.internal:" + port, Guard: g, Retries: NoRetries})
+	require.NoError(t, err)
+	_, err = c.Do(ctx, http.MethodGet, "/ready", nil, nil)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, hits.Load())
+
+	_, err = ParseHosts("10.1.2.3/8, 10.0.0.0/33, 10.0.0.0/8:0")
+	require.Error(t, err)
+	for _, bad := range []string{`"10.1.2.3/8"`, `"10.0.0.0/33"`, `"10.0.0.0/8:0"`} {
+		assert.Contains(t, err.Error(), bad)
+	}
+}
