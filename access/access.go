@@ -86,7 +86,10 @@ func clip(s string, n int) string {
 func (l List) Empty() bool { return len(l.Users) == 0 && len(l.Groups) == 0 }
 
 // Mentions renders the list as Slack mentions.
-func (l List) Mentions() string {
+func (l List) Mentions() string { return strings.Join(l.MentionList(), ", ") }
+
+// MentionList is the list as Slack mentions, users first.
+func (l List) MentionList() []string {
 	var out []string
 	for _, u := range l.Users {
 		out = append(out, "<@"+u+">")
@@ -94,7 +97,7 @@ func (l List) Mentions() string {
 	for _, g := range l.Groups {
 		out = append(out, "<!subteam^"+g+">")
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // Allows reports whether user is listed directly or is a member of a

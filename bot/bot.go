@@ -171,8 +171,10 @@ type Bot struct {
 	log *slog.Logger
 	// guard checks user-supplied URLs when saved and when dialled; groups
 	// resolves the admins' user groups.
-	guard  *httpc.Guard
-	groups *UserGroups
+	guard *httpc.Guard
+	// allowedHosts is what guard allows: AllowedHosts and Env's backends.
+	allowedHosts []string
+	groups       *UserGroups
 
 	botUserID atomic.Value // string
 	connected atomic.Bool
@@ -262,7 +264,8 @@ func New(o Options) (*Bot, error) {
 		o.Logger = slog.Default()
 	}
 	b := &Bot{o: o, api: o.API, log: o.Logger.With("component", "bot"), groups: NewUserGroups(o.API)}
-	b.guard = httpc.NewGuard(httpc.GuardOptions{AllowedHosts: append(slices.Clone(o.AllowedHosts), EnvHosts(o.Env)...), Resolver: o.Resolver})
+	b.allowedHosts = append(slices.Clone(o.AllowedHosts), EnvHosts(o.Env)...)
+	b.guard = httpc.NewGuard(httpc.GuardOptions{AllowedHosts: b.allowedHosts, Resolver: o.Resolver})
 	b.botUserID.Store(o.BotUserID)
 	b.edits = newEditThrottle(o.UpdateInterval, o.Clock)
 	b.events = newPool(laneEvents, o.EventWorkers, o.EventQueue, b.log)

@@ -154,6 +154,8 @@ func (b *Bot) status(ctx context.Context, channel string) render.Message {
 		Settings:     renderSettings(resolved),
 		Capabilities: b.statusCapabilities(ctx, resolved.Settings()),
 		Planner:      b.o.PlannerName,
+		Trust: &render.TrustView{Admins: b.o.Admins.MentionList(), AllowedHosts: b.allowedHosts,
+			AllowedRepos: b.o.AllowedRepos},
 	}
 	if d, err := b.o.Queue.Depth(ctx); err == nil {
 		view.QueueDepth = int(d.Stream)

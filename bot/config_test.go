@@ -133,6 +133,9 @@ func TestConfigViaSlashCommandAndPrecedence(t *testing.T) {
 	assert.Contains(t, blocks, "✓ Traces")
 	assert.Contains(t, blocks, "✗ Kubernetes")
 	assert.Contains(t, blocks, "*Queue* 0 jobs waiting")
+	assert.Contains(t, blocks, "Who may change where the bot connects", "a refused user can see the boundary")
+	assert.Contains(t, blocks, "credentials: \\u003c@"+oncall, "the admins")
+	assert.Contains(t, blocks, "`jaeger.channel`", "the allowed hosts")
 
 	_, err = e.sim.SlashCommand(slacksim.SlashCommandOptions{Channel: incidentChannel, User: oncall, Text: "config ghp_oops nope=1"})
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -550,7 +551,15 @@ func TestBuildersStayWithinLimits(t *testing.T) {
 			caps = append(caps, CapabilityStatus{Family: "custom", Reason: strings.Repeat("r", 5000)})
 			dls = append(dls, DeadLetter{JobID: strings.Repeat("j", 500), Issue: strings.Repeat("i", 5000), Reason: strings.Repeat("<r>", 5000), At: t0})
 		}
-		mustValid(t, Status(StatusView{Settings: settings, Capabilities: caps, Planner: strings.Repeat("p", 5000), QueueDepth: 1 << 30, DeadLetters: dls, DeadLetterCount: 1 << 20}))
+		var hosts []string
+		for i := range 300 {
+			hosts = append(hosts, fmt.Sprintf("%d.%s.internal", i, strings.Repeat("h", 200)))
+		}
+		trust := &TrustView{Admins: slices.Repeat([]string{"<@U0ADMIN>"}, 2000), AllowedHosts: hosts, AllowedRepos: hosts}
+		big := Status(StatusView{Settings: settings, Capabilities: caps, Planner: strings.Repeat("p", 5000), QueueDepth: 1 << 30, DeadLetters: dls, DeadLetterCount: 1 << 20, Trust: trust})
+		mustValid(t, big)
+		assert.Contains(t, blockTexts(big), "… and 1990 more", "long lists are cut with a count")
+		assert.Contains(t, blockTexts(big), "… and 290 more")
 		saved := map[string]string{}
 		for i := range 500 {
 			saved[fmt.Sprintf("key_%d", i)] = strings.Repeat("s", 100)

@@ -40,6 +40,18 @@ type StatusView struct {
 	// DeadLetters are the most recent entries; DeadLetterCount is the total.
 	DeadLetters     []DeadLetter
 	DeadLetterCount int
+	// Trust is who may change where the bot connects (nil: not shown).
+	Trust *TrustView
+}
+
+// TrustView is the trust boundary of settings as the deployment set it.
+type TrustView struct {
+	// Admins are AUTOHEAL_ADMINS as Slack mentions (<@U…>, <!subteam^S…>).
+	Admins []string
+	// AllowedHosts (AUTOHEAL_ALLOWED_HOSTS) and the environment's backends.
+	AllowedHosts []string
+	// AllowedRepos (AUTOHEAL_ALLOWED_REPOS).
+	AllowedRepos []string
 }
 
 // Status budgets keep the whole message under MaxBlocksText.
@@ -50,6 +62,7 @@ const (
 	statusCapsShown   = 12
 	statusReasonMax   = 120
 	deadLettersShown  = 5
+	trustEntriesShown = 10
 )
 
 // displayValue renders a setting for status output: secrets and unknown keys
@@ -126,6 +139,9 @@ func Status(s StatusView) Message {
 		caps = append(caps, "Planner: "+p)
 	}
 	blocks = append(blocks, section(truncateMrkdwn(strings.Join(caps, "\n"), sectionBudget)))
+	if s.Trust != nil {
+		blocks = append(blocks, section(truncateMrkdwn(trustLines(*s.Trust), sectionBudget)))
+	}
 
 	dlTotal := max(s.DeadLetterCount, len(s.DeadLetters))
 	queue := []string{fmt.Sprintf("*Queue* %s waiting · %s", plural(max(s.QueueDepth, 0), "job", "jobs"), plural(dlTotal, "dead letter", "dead letters"))}
@@ -347,4 +363,33 @@ func MissingCredential(key string, action *ActionValue) (Message, error) {
 		blocks = append(blocks, slack.NewActionBlock("", button(ActionConfigure, "Configure", v)))
 	}
 	return Message{Text: s, Blocks: blocks}, nil
+}
+
+// trustLines says who may change channel connections and where threads
+// may point: what a refused user needs to know.
+func trustLines(t TrustView) string {
+	return strings.Join([]string{
+		"*Who may change where the bot connects*",
+		"Channel URLs and credentials: " + shortList(t.Admins, func(m string) string { return m }, "_nobody_ (AUTOHEAL_ADMINS is empty)"),
+		"Thread URLs may point at: " + shortList(t.AllowedHosts, codeEntry, "_only the configured backends_"),
+		"Thread repositories: " + shortList(t.AllowedRepos, codeEntry, "_none_"),
+	}, "\n")
+}
+
+func codeEntry(e string) string { return inlineCode(e, 80) }
+
+// shortList renders at most trustEntriesShown entries, then a count.
+func shortList(entries []string, show func(string) string, none string) string {
+	if len(entries) == 0 {
+		return none
+	}
+	var out []string
+	for i, e := range entries {
+		if i == trustEntriesShown {
+			out = append(out, fmt.Sprintf("_… and %d more_", len(entries)-i))
+			break
+		}
+		out = append(out, show(e))
+	}
+	return strings.Join(out, ", ")
 }
