@@ -23,6 +23,12 @@ var configExts = map[string]bool{".yaml": true, ".yml": true, ".ini": true, ".co
 // IsConfigPath reports whether a repository path holds configuration or
 // deployment manifests rather than code.
 func IsConfigPath(p string) bool {
+	if isUnitFile(p) {
+		return true // a systemd unit (or its template) configures the process
+	}
+	if u := untemplated(p); u != p && configExts[strings.ToLower(path.Ext(u))] {
+		return true // a config file behind a template extension (app.conf.j2)
+	}
 	return configExts[strings.ToLower(path.Ext(p))] || IsManifestPath(p) || strings.Contains(strings.ToLower(path.Base(p)), "dockerfile")
 }
 

@@ -252,13 +252,21 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 		et = ev.decideErrorType(h.c, changeMatch{}, false)
 	}
 	if infraLike(h) || et == ErrTimeout || et == ErrNetwork || et == ErrDependency || et == ErrConfig || et == ErrResourceExhaustion || et == ErrOOM || et == ErrTLS {
-		if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
+		if l, ok := ev.memoryVolumeChange(h.c); ok {
+			read(l.change.File, l.line)
+		} else if l, ok := ev.resourceSettingChange(h.c); ok {
+			read(l.change.File, l.line)
+		} else if l, ok := ev.configChange(h.c); ok && !h.c.probeMismatch() {
 			read(l.change.File, l.line)
 		}
 		targets, deploy := fieldTargets(h.c)
 		if _, named := ev.namedConfigChange(h.c); (!named || len(targets) > 0) && e.has("source_manifests") {
 			args := map[string]any{"service": h.c.Service}
-			if keys := dedupe(append(settingNames(h.c), namedSettings(h.c)...)); len(keys) > 0 {
+			keys := append(settingNames(h.c), namedSettings(h.c)...)
+			if spec := resourceOfCandidate(h.c); spec != nil {
+				keys = append(keys, spec.keys...) // the setting that bounds the exhausted resource
+			}
+			if keys := dedupe(keys); len(keys) > 0 {
 				args["keys"] = keys
 			}
 			if vals := quotedLimits(h.c); len(vals) > 0 {
@@ -427,12 +435,20 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		// whatever change exposed them.
 		m := pickManifestField(ev, h)
 		fm := fieldManifest(ev, c)
+		memVol, hasMemVol := ev.memoryVolumeChange(c)
+		resSetting, hasResSetting := ev.resourceSettingChange(c)
 		_, namedChange := ev.namedConfigChange(c)
 		switch {
+		case hasMemVol:
+			// A RAM-backed volume added just before the kills: its files
+			// count against the memory limit the OOM killer enforces.
+			cfg, hasCfg = memVol, true
 		case fm != nil && (fm.Exact && fm.How != LocatedValueScan || !namedChange):
 			manifest = fm // the line that produces the field a Kubernetes analyzer names
 		case c.probeMismatch() && m != nil:
 			manifest = m
+		case hasResSetting:
+			cfg, hasCfg = resSetting, true // the bound of the exhausted resource, or where it belongs
 		case m != nil && capacitySetting(c, m):
 			manifest = m // the ceiling that binds is the setting, whatever change came before
 		case c.hasSignature("cloud-access-denied"):
@@ -775,6 +791,17 @@ func pickManifestField(ev *evidence, h *hypothesis) *ManifestField {
 			}
 			if containsSetting(val, names) {
 				return f
+			}
+		}
+	}
+	// The setting that bounds the exhausted resource (LimitNOFILE, a
+	// volume's size).
+	if spec := resourceOfCandidate(h.c); spec != nil {
+		for _, k := range spec.keys {
+			for i := range fields {
+				if fields[i].Kind == FieldConfigKey && strings.EqualFold(fields[i].Name, k) {
+					return &fields[i]
+				}
 			}
 		}
 	}

@@ -84,7 +84,10 @@ var Catalogue = []Signature{
 	sig("go-index", "go", `index out of range|slice bounds out of range`, ErrRuntime, BucketCodeBug, RoleCause, false, 80, "Go index out of range"),
 	sig("go-nil-map", "go", `assignment to entry in nil map`, ErrNullPointer, BucketCodeBug, RoleCause, false, 86, "write to a nil map"),
 	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|close of closed channel|send on closed channel|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
-	sig("go-fd", "any", `too many open files`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "file descriptors exhausted"),
+	// EMFILE / ENFILE in any runtime's words: the process (or the host)
+	// ran out of file descriptors; sockets count. asyncio reports an
+	// accept() failing on it as "out of system resource".
+	sig("go-fd", "any", `(?i:too many open files|file table overflow|socket\.accept\(\) out of system resource)|\bEMFILE\b|\bENFILE\b|\[Errno 2[34]\]`, ErrResourceExhaustion, BucketInfrastructure, RoleCause, true, 80, "file descriptors exhausted"),
 	sig("go-deadline", "any", `context deadline exceeded|code = DeadlineExceeded|\b4 DEADLINE_EXCEEDED\b|DEADLINE_EXCEEDED`, ErrTimeout, BucketInfrastructure, RolePropagated, false, 55, "deadline exceeded waiting for a dependency"),
 
 	// Python

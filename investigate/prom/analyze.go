@@ -36,6 +36,8 @@ func Analyze(series []Series, start, end time.Time, namespace string, services [
 	fs = append(fs, growthWithUptime("jvm_threads_live_threads", "live threads grow", byName["jvm_threads_live_threads"])...)
 	fs = append(fs, nodeClocks(byName["node_timex_offset_seconds"], byName["node_timex_sync_status"])...)
 	fs = append(fs, redisAtMaxmemory(byName["redis_memory_used_bytes"], byName["redis_memory_max_bytes"])...)
+	fs = append(fs, usageAtLimit(byName)...)
+	fs = append(fs, alarmsRaised(byName)...)
 	for _, name := range latencyHistograms {
 		fs = append(fs, latencyRise(name, byName[name])...)
 	}

@@ -49,6 +49,10 @@ var healthMetrics = append([]string{
 	"go_goroutines", "jvm_threads_live_threads",
 	"node_timex_offset_seconds",
 	"redis_memory_used_bytes", "redis_memory_max_bytes",
+	// Usage and its ceiling, paired by name (limits.go).
+	"process_open_fds", "process_max_fds",
+	"kubelet_volume_stats_used_bytes", "kubelet_volume_stats_capacity_bytes",
+	"rabbitmq_disk_space_available_bytes", "rabbitmq_disk_space_available_limit_bytes", "rabbitmq_alarms_free_disk_space_watermark", "rabbitmq_alarms_memory_used_watermark",
 }, latencyHistograms...)
 
 // latencyHistograms are the request-duration histograms latency is read
