@@ -134,6 +134,9 @@ func verifyWith(ev *evidence, res *HealResult) {
 			}
 		}
 	}
+	if l, ok := ev.untouchedSettingLine(rc); ok && rc.Band == BandHigh {
+		failed = append(failed, fmt.Sprintf("%s:%d was not changed, while %s just before the impact changed line %d of that file (%s)", rc.File, rc.Line, Quote(l.change.Quote, 60), l.line, Quote(strings.TrimSpace(l.text), 60)))
+	}
 	if !ev.impact.IsZero() {
 		for _, f := range res.Evidence {
 			if f.Kind == KindChangeCorrelation && f.Time.After(ev.impact.Add(5*time.Minute)) && (rc.File == "" || samePath(f.File, rc.File)) {
@@ -225,4 +228,39 @@ func settingKey(p string) string {
 		p = p[i+1:]
 	}
 	return strings.TrimSpace(p)
+}
+
+// untouchedSettingLine: the answer locates an infrastructure cause at a
+// configuration line no recent change touched, while a change to the same
+// file shortly before the impact added other lines that concern the same
+// kind of failure (an OOM located at the unchanged memory limit while the
+// change just before added a RAM-backed volume). Which of the two lines is
+// the cause is then a judgement, not a reading.
+func (ev *evidence) untouchedSettingLine(rc RootCause) (changeLine, bool) {
+	if rc.File == "" || rc.Line <= 0 || !IsConfigPath(rc.File) {
+		return changeLine{}, false
+	}
+	kw := keywordsFor(rc.ErrorType, "")
+	if len(kw) == 0 {
+		return changeLine{}, false
+	}
+	ref := ev.impact
+	if ref.IsZero() {
+		ref = ev.onset
+	}
+	lines := ev.addedLinesBefore(func(f Finding) bool { return samePath(f.File, rc.File) }, ref, recentLookback)
+	if len(lines) == 0 {
+		return changeLine{}, false
+	}
+	for _, l := range lines {
+		if abs(l.line-rc.Line) <= 1 {
+			return changeLine{}, false // the located line is the changed one
+		}
+	}
+	for _, l := range lines {
+		if kw[0].MatchString(l.text) {
+			return l, true
+		}
+	}
+	return changeLine{}, false
 }
