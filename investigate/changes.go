@@ -587,6 +587,10 @@ var impliedSettings = map[string][]string{
 	"server-connlimit":   {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
 	"php-memory":         {"memory_limit"},
 	"php-timeout":        {"max_execution_time"},
+	// "canceling statement due to statement timeout": the server's own
+	// per-statement limit, set per role, per database or by the client
+	// (PGOPTIONS, a connection string option).
+	"db-statement-timeout": {"statement_timeout", "lock_timeout", "max_execution_time", "max_statement_time", "statementTimeout"},
 }
 
 // containsSetting reports whether a line sets or mentions one of names as
