@@ -951,7 +951,12 @@ var (
 	surrogateCut = hazard{re: regexp.MustCompile(`\.(?:slice|substring|substr)\(\s*0\s*,`), what: "string cut at a fixed length that can split a surrogate pair",
 		when: regexp.MustCompile(`(?i)surrogate|\\ud[89ab][0-9a-f]{2}|invalid UTF-16|lone (?:high|low)|unpaired`)}
 
-	hazards = []hazard{mutableDefault, catchAllCancellation, surrogateCut}
+	// Array.prototype.map passes (value, index): parseInt takes the index
+	// as its radix, so every element after the first parses in base 1, 2,
+	// 3, ... (NaN or a wrong small number).
+	mapParseInt = hazard{re: regexp.MustCompile(`\.map\(\s*(?:Number\.)?parseInt\s*\)`), what: "parseInt passed to map, which hands it the index as the radix"}
+
+	hazards = []hazard{mutableDefault, catchAllCancellation, surrogateCut, mapParseInt}
 )
 
 // hazardChange finds a hazard added by a recent change to the failing

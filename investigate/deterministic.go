@@ -230,6 +230,11 @@ func (e *Engine) secondRound(ev *evidence, h *hypothesis) []ToolCall {
 			read(m.line.change.File, m.line.line)
 		}
 	}
+	if app, _, ok := startOrderOwner(h.c, h.anchor); ok && e.has("source_read") && len(calls) < 3 {
+		// The resource the failure misses is owned by a process: the
+		// application module's children list says when it starts.
+		calls = append(calls, ToolCall{Tool: "source_read", Args: map[string]any{"file": applicationFile(app), "line": 1, "context": 40, "service": h.c.Service}})
+	}
 	switch h.c.ErrorType {
 	case ErrTimeout:
 		if h.anchor == nil {
@@ -314,7 +319,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	for _, f := range ev.findings {
 		if f.Kind == KindSourceAnchor {
 			reads[f.File] = append(reads[f.File], f)
-			if h.anchor != nil && f.Attrs["requested"] == PathHint(*h.anchor) && f.Line == h.anchor.Line {
+			if h.anchor != nil && f.Attrs["requested"] == PathHint(*h.anchor) && (f.Line == h.anchor.Line || f.Attrs["asked_line"] == strconv.Itoa(h.anchor.Line)) {
 				g := f
 				frameRead = &g
 			}
@@ -324,13 +329,25 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	var anchorLine int
 	var window []string
 	var col int
+	// compiledLine: the frame was of compiled output, so its line number is
+	// not the source's; the expression the error names places it.
+	compiledLine := false
 	if frameRead != nil {
 		anchorPath, anchorLine = frameRead.File, frameRead.Line
 		window = windowLines(frameRead.Attrs["window"])
+		if frameRead.Attrs["compiled_from"] != "" {
+			compiledLine = true
+			if l, ok := exprLine(windowRows(window), candidateExpressions(c), anchorLine); ok {
+				anchorLine, compiledLine = l.n, false
+			}
+		}
 	}
 	if h.anchor != nil {
 		rc.Function = h.anchor.Function
 		col = columnOf(c, h.anchor)
+		if frameRead != nil && frameRead.Attrs["compiled_from"] != "" {
+			col = 0 // a column of the compiled output, not of the source
+		}
 	}
 	explain, explained := ev.explainingChange(c)
 	if c.ErrorType == ErrUnknown || c.ErrorType == "" {
@@ -529,10 +546,33 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			}
 		}
 	}
+	// A request served before the process that owns what it reads had
+	// started: the children's order is the defect, not the lookup.
+	startOrder := false
+	if !hasLeak && !hasCfg && manifest == nil && handover == "" && (bucket == BucketFlake || bucket == BucketCodeBug) {
+		if f, n, ok := ev.startOrderLine(c, h.anchor); ok {
+			rc.File, rc.Line, rc.Function = f, n, ""
+			sourceRead, startOrder = true, true
+			rc.ErrorType = ErrRace
+		}
+	}
 	// Nothing located the cause, but a recent change explains it (it
 	// touches the failing code or names what the failure names): the
 	// changed line is where to look.
 	byChange := false
+	// No line of the repository placed it (no frame, or one of code not in
+	// the repository), but the error names an expression (fee.toFixed,
+	// .items, ['sku']) that a recent change to the service's code holds or
+	// runs next to: that line is where the error is raised.
+	var exprL changeLine
+	byExpr := false
+	if rc.File == "" && anchorPath == "" && bucket == BucketCodeBug {
+		if l, ok := ev.exprChange(c, candidateExpressions(c)); ok {
+			exprL, byExpr = l, true
+			rc.File, rc.Line, rc.Function = l.change.File, l.line, ""
+			sourceRead = readAt(rc.File, rc.Line)
+		}
+	}
 	if rc.File == "" && h.anchor == nil && explained && (bucket != BucketInfrastructure || IsConfigPath(explain.line.change.File)) && (bucket == BucketCodeBug || bucket == BucketInfrastructure) {
 		rc.File, rc.Line, rc.Function = explain.line.change.File, explain.line.line, ""
 		sourceRead = readAt(rc.File, rc.Line)
@@ -600,8 +640,10 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		change, exact, hasChange = cfg.change, true, true
 	case byChange:
 		change, exact, hasChange = explain.line.change, true, true
+	case byExpr:
+		change, exact, hasChange = exprL.change, true, true
 	}
-	if hasChange && exact && (bucket == BucketCodeBug || hasCfg || byChange) {
+	if hasChange && exact && (bucket == BucketCodeBug || hasCfg || byChange || byExpr) {
 		families = append(families, FamilyChanges)
 	}
 	contested := ""
@@ -618,7 +660,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		Corroborating:  families,
 		Contested:      contested,
 		Failures:       c.failures(),
-		HeuristicLine:  nearby || slowPick || byChange || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
+		HeuristicLine:  nearby || slowPick || byChange || byExpr || compiledLine || startOrder || (hasCfg && !containsSetting(cfg.text, namedSettings(c))) || (manifest != nil && !manifestExact(c, manifest)),
 		Warnings:       ReceiptWarnings(receipts),
 	}
 	rc.RawConfidence = rawConfidence(c, h.runnerUp, in)

@@ -86,6 +86,13 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "Run the test with the clock set to 23:30 UTC and to 00:30 in the code's time zone; both must pass."
 			fix.Flake.Conditions += fmt.Sprintf("; every failure happened between %s:00 and %s:59 UTC", hour, hour)
 		}
+		if _, module, ok := startOrderOwner(c, h.anchor); ok && rc.ErrorType == ErrRace && strings.HasSuffix(rc.File, "application.ex") {
+			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			fix.Summary = fmt.Sprintf("%s, which owns what the failing lookup reads, is started at %s after a child that already serves requests: the supervisor starts children in list order, so every new instance answers its first requests before %s has started, and they fail with %q. Start it before the endpoint (the supervisor then waits for its init), and if loading takes long, gate readiness on it being loaded instead of moving it last.", module, loc, module, Quote(bestQuote(c), 80))
+			fix.Steps = []string{"Move " + module + " before the endpoint in the children list at " + loc, "Gate the readiness probe on the loaded state if loading is slow", "Watch the errors right after pod starts drop to zero"}
+			fix.RegressionTest = "Start the application and send a request as soon as the endpoint accepts connections; assert it does not fail for a missing table or process."
+			fix.Flake.Conditions += "; only in the first seconds after an instance starts"
+		}
 		if rc.ErrorType == ErrRace && c.hasSignature("lock-lost") {
 			loc := firstNonEmpty(rc.File, c.Service)
 			if rc.File != "" {
@@ -558,6 +565,9 @@ func hazardProse(rc RootCause, text string) string {
 	}
 	if rc.File != "" && catchAllCancellation.re.MatchString(text) {
 		return fmt.Sprintf("The catch-all at %s:%d (%s) also catches the cancellation a timeout or a cancelled caller uses to stop the coroutine (CancellationException / OperationCanceledException), so the loop keeps retrying after the deadline: work piles up, threads and connections stay busy and health checks fail. Rethrow cancellation before handling other errors (catch (e: CancellationException) { throw e }, or ensureActive() in the loop), catch only the transient errors you mean to retry, and bound the attempts.", rc.File, rc.Line, strings.TrimSpace(text))
+	}
+	if rc.File != "" && mapParseInt.re.MatchString(text) {
+		return fmt.Sprintf("At %s:%d (%s) parseInt is passed to map directly. map calls it with (value, index), and parseInt takes the index as its radix: the first element parses in base 10, the second with radix 1 (NaN) and the next ones in base 2, 3, ... (NaN or a wrong small number). Pass the radix explicitly (.map((s) => parseInt(s, 10))) or use Number, reject NaN, and add a test with several elements.", rc.File, rc.Line, strings.TrimSpace(text))
 	}
 	if rc.File == "" || !mutableDefault.re.MatchString(text) {
 		return ""

@@ -65,3 +65,42 @@ func ResolveRepoPath(paths []string, file, service string) (best string, candida
 	}
 	return cs[0].p, candidates, true
 }
+
+// compiledFrom maps a runtime file extension onto the source extensions it
+// is compiled from (TypeScript's tsc, Babel, esbuild).
+var compiledFrom = map[string][]string{
+	".js": {".ts", ".tsx"}, ".mjs": {".mts", ".ts"}, ".cjs": {".cts", ".ts"}, ".jsx": {".tsx"},
+}
+
+// buildOutputDirs hold compiled output, not sources.
+var buildOutputDirs = map[string]bool{"dist": true, "build": true, "out": true, "lib": true, ".output": true, "compiled": true, "target": true}
+
+// ResolveCompiledSource maps a file of compiled output a frame printed
+// (/app/dist/routes/order.js) onto the source it was compiled from
+// (src/routes/order.ts) when the repository holds no file of that name:
+// the build-output directories are dropped and the source extensions
+// tried. The line numbers of compiled output are not the source's.
+func ResolveCompiledSource(paths []string, file, service string) (best string, candidates []string, ok bool) {
+	ext := strings.ToLower(path.Ext(file))
+	srcs := compiledFrom[ext]
+	if len(srcs) == 0 {
+		return "", nil, false
+	}
+	hint := strings.TrimSuffix(PathHint(Frame{File: file}), path.Ext(file))
+	var keep []string
+	for _, s := range strings.Split(hint, "/") {
+		if s != "" && !buildOutputDirs[s] {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		return "", nil, false
+	}
+	stem := strings.Join(keep, "/")
+	for _, se := range srcs {
+		if p, cs, ok := ResolveRepoPath(paths, stem+se, service); ok {
+			return p, cs, true
+		}
+	}
+	return "", nil, false
+}

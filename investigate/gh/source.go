@@ -132,6 +132,13 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 		return nil, err
 	}
 	p, cands, ok := investigate.ResolveRepoPath(paths, file, service)
+	compiled := false
+	if !ok {
+		// A frame of compiled output (dist/quote.js): the repository holds
+		// the source it was built from, whose line numbers differ.
+		p, cands, ok = investigate.ResolveCompiledSource(paths, file, service)
+		compiled = ok
+	}
 	if !ok {
 		return nil, investigate.NewToolError(investigate.ErrKindNotFound, fmt.Sprintf("no file named %s in %s", path.Base(file), s.r.cfg.Repo), nil)
 	}
@@ -140,6 +147,12 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 		return nil, err
 	}
 	lines := strings.Split(content, "\n")
+	asked := line
+	if compiled {
+		// The compiled line is only near the source's: read the widest window.
+		around = 40
+		line = min(line, len(lines))
+	}
 	if line > len(lines) {
 		return nil, investigate.NewToolError(investigate.ErrKindNotFound, fmt.Sprintf("%s has %d lines, not %d: the frame does not match the deployed ref", p, len(lines), line), nil)
 	}
@@ -155,10 +168,18 @@ func (s *Source) read(ctx context.Context, file string, line int, service string
 	f := investigate.Finding{Kind: investigate.KindSourceAnchor, Family: investigate.FamilySource, Service: service,
 		File: p, Line: line, Count: 1, Quote: investigate.Quote(lines[line-1], 200),
 		Attrs: map[string]string{"from": fmt.Sprint(from), "to": fmt.Sprint(to), "window": window.String(), "lines": fmt.Sprint(len(lines)), "requested": file}}
+	if compiled {
+		f.Attrs["compiled_from"] = file
+		f.Attrs["asked_line"] = fmt.Sprint(asked)
+	}
 	if len(cands) > 1 {
 		f.Attrs["other_candidates"] = strings.Join(cands[1:min(len(cands), 4)], ",")
 	}
-	return &investigate.ToolResult{Summary: fmt.Sprintf("read %s:%d (lines %d-%d)", p, line, from, to),
+	sum := fmt.Sprintf("read %s:%d (lines %d-%d)", p, line, from, to)
+	if compiled {
+		sum = fmt.Sprintf("read %s, the source of the compiled %s (lines %d-%d; compiled line numbers are not the source's)", p, path.Base(file), from, to)
+	}
+	return &investigate.ToolResult{Summary: sum,
 		Findings: []investigate.Finding{f}, Data: map[string]any{"path": p, "line": line, "window": window.String()}}, nil
 }
 
