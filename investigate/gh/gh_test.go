@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -166,4 +168,21 @@ func TestManifestsLocateKubernetesFields(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "finlane/platform", d.Repo)
 	assert.Contains(t, res.Summary, "1 of 1 Kubernetes fields located")
+}
+
+func TestReadSourceMapsCompiledFramesToTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "repo/svc/src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte("name: compiled-frame\nnow: \"2026-11-03T08:50:00Z\"\ntrigger:\n  mention: quotes fail\nconfig:\n  repo: acme/shop\ntruth:\n  bucket: code_bug\n  service: svc\n  error_type: runtime_error\n  file: svc/src/quote.ts\n  line: 3\n"), 0o644))
+	src := "export function quote(fee: number) {\n  return {\n    fee: fee.toFixed(2),\n  };\n}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "repo/svc/src/quote.ts"), []byte(src), 0o644))
+	_, source, _, _ := start(t, dir, token)
+	res, err := call(t, source, gh.ToolReadSource, map[string]any{"file": "/app/dist/quote.js", "line": 31, "service": "svc"})
+	require.NoError(t, err, "the compiled file is not in the repository; its TypeScript source is")
+	require.Len(t, res.Findings, 1)
+	f := res.Findings[0]
+	assert.Equal(t, "svc/src/quote.ts", f.File)
+	assert.Equal(t, "/app/dist/quote.js", f.Attrs["compiled_from"])
+	assert.Equal(t, "31", f.Attrs["asked_line"])
+	assert.Contains(t, f.Attrs["window"], "fee.toFixed(2)", "the line past the source's end is clamped and the whole file read")
 }
