@@ -436,6 +436,15 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 				rc.Service = w
 			}
 		}
+		// A record read back from a replica right after it was written: the
+		// change that moved the read off the primary lost read-your-writes.
+		if handover == "" {
+			if l, ok := ev.replicaReadChange(c); ok {
+				leak, hasLeak = l, true
+				slowPick = true // chosen by the kind of failure, not by a frame
+				rc.ErrorType = ErrRace
+			}
+		}
 		// Replies read from a connection another worker is using: the
 		// connection was opened once at start-up and inherited by all.
 		if c.hasSignature("shared-connection") {
@@ -667,6 +676,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	rc.ClaimedBand = ClaimFromRaw(rc.RawConfidence)
 	rc.Band, res.ConfidenceNote = Govern(rc.ClaimedBand, in)
 	rc.Description = describeCause(h, rc, manifest, change, hasChange && exact, ev.onset)
+	if l, ok := ev.replicaReadChange(c); ok && bucket == BucketFlake && hasLeak && l.line == rc.Line && samePath(l.change.File, rc.File) {
+		rc.Description = strings.Replace(strings.Replace(rc.Description, readBeforeCommitWhat, replicaReadWhat, 1), "A"+readBeforeCommitWhat[1:], "A"+replicaReadWhat[1:], 1)
+	}
 	if len(brokenFor) > 0 {
 		rc.Description = fmt.Sprintf("%s changed the shared schema %s (%s:%d, in %s) incompatibly: %s, built against the previous version, now decode its messages wrong and fail. Evidence: %q.",
 			rc.Service, path.Base(rc.File), rc.File, rc.Line, change.Quote, strings.Join(brokenFor, " and "), Quote(bestQuote(c), 160))
@@ -950,7 +962,7 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 		what = "cached access token used up to its expiry (requests at the boundary are rejected)"
 	}
 	if rc.ErrorType == ErrRace && c.hasSignature("record-not-found") {
-		what = "a record read before the transaction that writes it commits (handed over too early)"
+		what = readBeforeCommitWhat
 	} else if rc.ErrorType == ErrRace && c.ErrorType == ErrDataValidation {
 		what = "concurrent find-or-create of the same key (the losing insert hits the unique index)"
 	}

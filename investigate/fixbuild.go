@@ -112,6 +112,13 @@ func (e *Engine) buildFix(ev *evidence, h *hypothesis, rc RootCause, window []st
 			fix.RegressionTest = "In a test with transactional callbacks enabled, save the record inside a transaction and assert no job is enqueued until the transaction commits."
 			fix.Flake.Conditions += "; the reader runs before the writer's transaction commits (more often when the queue is idle)"
 		}
+		if l, ok := ev.replicaReadChange(c); ok && rc.ErrorType == ErrRace && l.line == rc.Line && samePath(l.change.File, rc.File) {
+			loc := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+			fix.Summary = fmt.Sprintf("The read at %s was moved from the primary to a replica (%s). A record created a moment earlier is not on the replica until it replays the write, so reads right after a create fail with %q while replication lags (write bursts), and a retry a second later succeeds. Restore read-your-writes on this path: read from the primary right after a write (or for the session that wrote), or fall back to the primary when the replica finds nothing; keep replica reads for data that tolerates lag.", loc, l.change.Quote, Quote(bestQuote(c), 80))
+			fix.Steps = []string{"Read from the primary at " + loc + " (or fall back to it on not-found)", "Add a test that creates a record and reads it back at once against a lagging replica", "Watch not-found errors during write bursts drop to zero"}
+			fix.RegressionTest = "With a replica that lags by a second, create a record and read it back immediately; assert it is found."
+			fix.Flake.Conditions = strings.Replace(fix.Flake.Conditions, "; the reader runs before the writer's transaction commits (more often when the queue is idle)", "", 1) + "; reads right after a write, while the replica lags"
+		}
 		if rc.ErrorType == ErrRace && ev.portRace(c) {
 			loc := firstNonEmpty(rc.File, c.Service)
 			if rc.File != "" {

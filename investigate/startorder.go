@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -87,3 +88,75 @@ func (ev *evidence) startOrderLine(c *candidate, anchor *Frame) (string, int, bo
 	}
 	return "", 0, false
 }
+
+// Read-after-write on a replica: a record created a moment ago is read
+// from a replica that has not replayed the insert yet. A recent change that
+// moved a read from the primary to a replica is where read-your-writes was
+// lost, and where it is restored.
+
+var (
+	// replicaReadRE: a read routed to a replica or reader endpoint.
+	replicaReadRE = regexp.MustCompile(`(?i)\breplica\b|Replica\(|\breader\b|Reader\(|\bsecondary\b|ReadPreference\.secondary|\bread_?only\b|\.using\(\s*['"](?:replica|read)|\bslave\b`)
+	// primaryRE: the same read against the primary before the change.
+	primaryRE = regexp.MustCompile(`(?i)\bprimary\b|Primary\(|\bwriter\b|Writer\(|\bmaster\b|\bdefault\b`)
+	// notFoundCodeRE: code that turns a missing row into "not found".
+	notFoundCodeRE = regexp.MustCompile(`ErrNoRows|NotFound|not found|DoesNotExist|RecordNotFound|NoResultFound|EmptyResultDataAccess|\b404\b|is None|== nil|\?\?|orElseThrow`)
+)
+
+// replicaReadChange finds the line of a recent change (a week back) that
+// moved a read of the candidate's service from the primary to a replica,
+// preferring the one whose hunk turns a missing row into not found.
+func (ev *evidence) replicaReadChange(c *candidate) (changeLine, bool) {
+	if !c.hasSignature("record-not-found") {
+		return changeLine{}, false
+	}
+	var best changeLine
+	bestScore := 0
+	for _, f := range ev.findings {
+		if f.Kind != KindChangeCorrelation || f.File == "" || IsConfigPath(f.File) || !changedBefore(f.Time, ev.onset, leakLookback) || !ev.relatedCode(f, c) {
+			continue
+		}
+		removed := map[int]string{}
+		for _, r := range diffRows(f.Attrs["removed"]) {
+			removed[r.n] = r.text
+		}
+		around := append(diffRows(f.Attrs["context"]), diffRows(f.Attrs["added"])...)
+		for _, a := range diffRows(f.Attrs["added"]) {
+			if !replicaReadRE.MatchString(a.text) || replicaReadRE.MatchString(removed[a.n]) || !primaryRE.MatchString(removed[a.n]) {
+				continue
+			}
+			score := 1
+			for _, r := range around {
+				if r.n > a.n && r.n <= a.n+8 && notFoundCodeRE.MatchString(r.text) {
+					score = 2
+				}
+			}
+			if score > bestScore {
+				best, bestScore = changeLine{change: f, line: a.n, text: a.text}, score
+			}
+		}
+	}
+	return best, bestScore > 0
+}
+
+// diffRows parses a change's "n:text" rows.
+func diffRows(attr string) []numberedLine {
+	var out []numberedLine
+	for _, row := range strings.Split(attr, "\n") {
+		i := strings.IndexByte(row, ':')
+		if i <= 0 {
+			continue
+		}
+		n, err := strconv.Atoi(row[:i])
+		if err != nil {
+			continue
+		}
+		out = append(out, numberedLine{n: n, text: row[i+1:]})
+	}
+	return out
+}
+
+const (
+	readBeforeCommitWhat = "a record read before the transaction that writes it commits (handed over too early)"
+	replicaReadWhat      = "a record read back from a replica right after it was written, before the replica replayed the write (read-your-writes lost)"
+)

@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,4 +58,21 @@ func joinLines(ls []string) string {
 		out += l + "\n"
 	}
 	return out
+}
+
+func TestReplicaReadChangeBehindIntermittentNotFound(t *testing.T) {
+	onset := time.Date(2026, 7, 8, 9, 0, 0, 0, time.UTC)
+	const file = "internal/documents/store.go"
+	ev := &evidence{onset: onset, findings: []Finding{{Kind: KindChangeCorrelation, File: file, Time: onset.Add(-5 * 24 * time.Hour), Attrs: map[string]string{
+		"added":   "25:	err := s.db.Replica().QueryRowContext(ctx,\n35:	return s.list(ctx, s.db.Replica(), ws, limit)",
+		"removed": "25:	err := s.db.Primary().QueryRowContext(ctx,\n35:	return s.list(ctx, s.db.Primary(), ws, limit)",
+		"context": "24:	var d Document\n26:		`SELECT id FROM documents WHERE id = $1`,\n28:	if errors.Is(err, sql.ErrNoRows) {\n34:func (s *Store) ListByWorkspace(ctx context.Context, ws string, limit int) ([]Document, error) {"}}}}
+	c := &candidate{Service: "docs-api", Signature: "record-not-found", Support: []Finding{{Quote: "document not found", Signature: "record-not-found"}}}
+	l, ok := ev.replicaReadChange(c)
+	require.True(t, ok)
+	assert.Equal(t, 25, l.line, "the moved read whose hunk turns a missing row into not found")
+
+	other := &candidate{Service: "docs-api", Signature: "conn-refused", Support: []Finding{{Quote: "dial tcp: connection refused", Signature: "conn-refused"}}}
+	_, ok = ev.replicaReadChange(other)
+	assert.False(t, ok, "only a record that is not found")
 }
