@@ -353,6 +353,9 @@ func (ev *evidence) candidates() []*candidate {
 			if c.infra == 0 && !aligned(c.First, o.First, 15*time.Minute) {
 				continue
 			}
+			if ev.backgroundTo(c, o) {
+				continue
+			}
 			c.traceCallee += o.traceCallee
 			for fam := range o.Families {
 				c.Families[fam] = true
@@ -442,7 +445,8 @@ func (ev *evidence) candidates() []*candidate {
 	}, 10*time.Minute)
 	// A failure the traces saw without saying what it was (no signature)
 	// and a typed explanation in the same service's logs at the same time
-	// are one failure.
+	// are one failure. Not a message that repeated as often before the
+	// failure began: that is background, whatever it names.
 	for _, u := range sortedCandidates(by) {
 		if u.Score < 0 || u.ErrorType != ErrUnknown || u.Signature != "" {
 			continue
@@ -450,6 +454,9 @@ func (ev *evidence) candidates() []*candidate {
 		var best *candidate
 		for _, t := range sortedCandidates(by) {
 			if t == u || t.Score < 0 || t.Service != u.Service || t.ErrorType == ErrUnknown || !aligned(t.First, u.First, 30*time.Minute) {
+				continue
+			}
+			if ev.backgroundTo(t, u) {
 				continue
 			}
 			if best == nil || t.logCause+t.traceOrigins+t.infra > best.logCause+best.traceOrigins+best.infra {
@@ -518,6 +525,9 @@ func (ev *evidence) candidates() []*candidate {
 		sort.SliceStable(group, func(i, j int) bool { return sigWeight(group[i].Signature) > sigWeight(group[j].Signature) })
 		lead := group[0]
 		for _, o := range group[1:] {
+			if ev.backgroundTo(lead, o) {
+				continue
+			}
 			lead.traceCallee += o.traceCallee
 			lead.traceOrigins += o.traceOrigins
 			lead.logPropagated += o.logPropagated
@@ -561,6 +571,13 @@ func (ev *evidence) candidates() []*candidate {
 		byScore()
 	}
 	return out
+}
+
+// backgroundTo: bg's evidence is a message that repeated as often before
+// o's failures began as after: background noise, whatever it names, so
+// neither explains o nor is o's symptom.
+func (ev *evidence) backgroundTo(bg, o *candidate) bool {
+	return !bg.First.IsZero() && !o.First.IsZero() && bg.First.Before(o.First) && ev.steadyNoiseAt(bg, o.First)
 }
 
 // originFirst: failures flow from callee to caller, and the root is often

@@ -632,6 +632,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 		if ciSystemRE.MatchString(rc.Service) && issue.Service != "" {
 			rc.Service = issue.Service
 		}
+		if p := projectOfPath(anchorPath); ciSystemRE.MatchString(rc.Service) && p != "" {
+			rc.Service = p // the project whose failing test or code the evidence anchors
+		}
 	}
 	if (bucket == BucketFlake || bucket == BucketBadData) && c.traceOrigins == 0 && c.logCause == 0 && c.traceCallee > 0 {
 		// A flaky callee is felt by its callers: report where the flake is
@@ -1281,6 +1284,27 @@ func settingNames(c *candidate) []string {
 		}
 	}
 	return out
+}
+
+// projectDirs are the directories a project keeps its code and tests in:
+// the directory above the first of them names the project.
+var projectDirs = map[string]bool{"src": true, "tests": true, "test": true, "spec": true, "lib": true, "internal": true, "cmd": true,
+	"pkg": true, "app": true, "__tests__": true, "main": true}
+
+// projectOfPath names the project a repository path belongs to in a
+// monorepo ("search-suggest/tests/reindex.rs" -> search-suggest,
+// "services/billing/src/x.go" -> billing); "" when the path does not say.
+func projectOfPath(p string) string {
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	for i, seg := range segs[:max(len(segs)-1, 0)] {
+		if projectDirs[seg] {
+			if i == 0 || strings.HasPrefix(segs[i-1], ".") {
+				return ""
+			}
+			return segs[i-1]
+		}
+	}
+	return ""
 }
 
 var ciSystemRE = regexp.MustCompile(`(?i)github-actions|actions-runner|gitlab-runner|jenkins|buildkite|circleci|drone|tekton|argo-workflows|teamcity|ci-runner`)

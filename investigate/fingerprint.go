@@ -83,7 +83,11 @@ var Catalogue = []Signature{
 	sig("go-race", "any", `WARNING: DATA RACE|data race detected`, ErrRace, BucketFlake, RoleCause, false, 88, "data race"),
 	sig("go-index", "go", `index out of range|slice bounds out of range`, ErrRuntime, BucketCodeBug, RoleCause, false, 80, "Go index out of range"),
 	sig("go-nil-map", "go", `assignment to entry in nil map`, ErrNullPointer, BucketCodeBug, RoleCause, false, 86, "write to a nil map"),
-	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|close of closed channel|send on closed channel|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
+	// A goroutine sends on (or closes) a channel another one already
+	// closed: which side runs first decides, so it happens only when the
+	// timing lines up (a sender that outlives its receiver's deadline).
+	sig("go-closed-channel", "go", `send on closed channel|close of closed channel`, ErrRace, BucketFlake, RoleCause, false, 84, "goroutine used a channel after it was closed (ordering race)"),
+	sig("go-panic-assert", "go", `interface conversion: .* is .*, not|integer divide by zero|all goroutines are asleep - deadlock`, ErrRuntime, BucketCodeBug, RoleCause, false, 78, "Go runtime panic"),
 	// EMFILE / ENFILE in any runtime's words: the process (or the host)
 	// ran out of file descriptors; sockets count. asyncio reports an
 	// accept() failing on it as "out of system resource".

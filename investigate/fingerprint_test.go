@@ -22,6 +22,7 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{"javax.net.ssl.SSLHandshakeException: PKIX path building failed", "java-ssl", ErrTLS},
 		{"panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV", "go-nil", ErrNullPointer},
 		{"fatal error: concurrent map writes", "go-concurrent-map", ErrRace},
+		{"panic: send on closed channel\n\ngoroutine 640191 [running]:", "go-closed-channel", ErrRace},
 		{"panic: runtime error: slice bounds out of range [1:0]", "go-index", ErrRuntime},
 		{"rpc error: code = DeadlineExceeded desc = context deadline exceeded", "go-deadline", ErrTimeout},
 		{"AttributeError: 'NoneType' object has no attribute 'rotate'", "py-nonetype", ErrNullPointer},

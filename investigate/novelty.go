@@ -223,8 +223,13 @@ func approxSpan(d time.Duration) string {
 // steadyTemplate reports whether a finding's text is a template of its
 // service that was about as frequent before the onset as after it: noise,
 // however loud.
-func (ev *evidence) steadyTemplate(f Finding) bool {
-	if ev.impact.IsZero() {
+func (ev *evidence) steadyTemplate(f Finding) bool { return ev.steadyAt(f, ev.impact, 15*time.Minute) }
+
+// steadyAt reports whether a finding's text is a template of its service
+// that was about as frequent in the hour before at as after it, judged
+// on at least least of baseline.
+func (ev *evidence) steadyAt(f Finding, at time.Time, least time.Duration) bool {
+	if at.IsZero() {
 		return false
 	}
 	quote := strings.TrimPrefix(f.Quote, "…")
@@ -236,13 +241,13 @@ func (ev *evidence) steadyTemplate(f Finding) bool {
 		if err != nil {
 			continue
 		}
-		from := ev.impact.Add(-time.Hour)
+		from := at.Add(-time.Hour)
 		if from.Before(b.Start) {
 			from = b.Start
 		}
-		before, bspan := b.Between(from, ev.impact)
-		after, aspan := b.Between(ev.impact, b.End())
-		if bspan < 15*time.Minute || aspan <= 0 || before == 0 {
+		before, bspan := b.Between(from, at)
+		after, aspan := b.Between(at, b.End())
+		if bspan < least || aspan <= 0 || before == 0 {
 			return false
 		}
 		return after/aspan.Minutes() < 2*before/bspan.Minutes()
@@ -443,6 +448,23 @@ func (ev *evidence) steadyOnly(c *candidate) bool {
 			return false
 		}
 		if !ev.steadyTemplate(f) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// steadyNoiseAt: all the candidate's evidence is log lines that were as
+// frequent before at as after it (a warning repeating since long before a
+// new failure began): whatever it says, it did not start anything at at.
+func (ev *evidence) steadyNoiseAt(c *candidate, at time.Time) bool {
+	if c.traceOrigins > 0 || c.traceCallee > 0 || c.infra > 0 || c.logCallee > 0 || c.exceptions > 0 {
+		return false
+	}
+	n := 0
+	for _, f := range c.Support {
+		if f.Family != FamilyLogs || !ev.steadyAt(f, at, minBaseline) {
 			return false
 		}
 		n++
