@@ -59,6 +59,7 @@ func (ev *evidence) explainingChanges(c *candidate) []changeMatch {
 	}
 	failure := failureWords(ev, c)
 	files := failureFiles(c)
+	messages := ev.failureMessages(c)
 	var out []changeMatch
 	for i, f := range changes {
 		if f.Time.After(ref.Add(5 * time.Minute)) {
@@ -80,6 +81,11 @@ func (ev *evidence) explainingChanges(c *candidate) []changeMatch {
 		if ev.relatedTo(f, c.Service) {
 			raw += 1
 			m.why = append(m.why, "in "+c.Service+"'s files")
+		}
+		_, _, addsMessage := addedMessage(f, messages)
+		if addsMessage {
+			raw += 3
+			m.why = append(m.why, "adds the message the failures log")
 		}
 		var shared []string
 		words := 0.0
