@@ -67,3 +67,33 @@ func TestProjectOfPath(t *testing.T) {
 		assert.Equal(t, want, projectOfPath(p), p)
 	}
 }
+
+// A client timeout of another call changed the day before, and the
+// reporter says the failures are random: the setting matched only by its
+// kind, so the failures are a flake; a changed line that names the failing
+// peer keeps them infrastructure.
+func TestConfigChangeOfAnotherCallDoesNotOutweighIntermittence(t *testing.T) {
+	onset := time.Date(2026, 7, 9, 2, 5, 0, 0, time.UTC)
+	change := func(added string) Finding {
+		return Finding{Kind: KindChangeCorrelation, File: "order-service/src/main/resources/application.yaml", Time: onset.Add(-10 * time.Hour),
+			Quote: "d871deb order-service: raise a timeout", Attrs: map[string]string{"added": added, "hunks": "9-9"}}
+	}
+	exc := Finding{Kind: KindException, Family: FamilyTraces, Service: "order-service", ErrorType: ErrTimeout, Count: 20,
+		Quote: "java.net.SocketTimeoutException: api.taxbridge.example.com:443 read timed out", Time: onset, LastTime: onset.Add(4 * time.Hour)}
+	c := &candidate{Service: "order-service", ErrorType: ErrTimeout, Support: []Finding{exc}, Families: map[Family]bool{FamilyTraces: true}, traceOrigins: 20}
+	h := &hypothesis{c: c}
+	for _, tc := range []struct {
+		text, added string
+		want        Bucket
+	}{
+		{"random tax errors on orders, can't reproduce", "9:    reserve-stock-timeout: 3s", BucketFlake},
+		{"random tax errors on orders, can't reproduce", "9:    taxbridge-read-timeout: 1s", BucketInfrastructure},
+		{"tax errors on every order since last night", "9:    reserve-stock-timeout: 3s", BucketInfrastructure},
+	} {
+		ev := &evidence{issue: Issue{Text: tc.text}, findings: []Finding{change(tc.added), exc}, onset: onset, impact: onset,
+			rate: map[string]Finding{}, restarts: map[string]int{}}
+		_, cfg := ev.configChange(c)
+		require.True(t, cfg, tc.added)
+		assert.Equal(t, tc.want, ev.classify(h, "", 0), "%s / %s", tc.text, tc.added)
+	}
+}

@@ -136,8 +136,15 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 		if c.infra > 0 {
 			return BucketInfrastructure
 		}
-		if _, cfg := ev.configChange(c); cfg {
-			return BucketInfrastructure
+		if l, cfg := ev.configChange(c); cfg {
+			// A setting changed before failures the reporter calls rare
+			// and the rates do not contradict, while the changed line
+			// shares nothing with what the failures name (another
+			// client's timeout, another host): it matched only by the
+			// kind of setting, and timing explains the failures better.
+			if !(ev.saysIntermittent() && !ev.sustained(c) && !ev.lineNamesFailure(l, c)) {
+				return BucketInfrastructure
+			}
 		}
 		if c.ErrorType == ErrTimeout {
 			if _, slow := ev.slowChange(c); slow {
@@ -169,6 +176,25 @@ func (ev *evidence) classify(h *hypothesis, anchoredPath string, anchoredLine in
 	}
 	return BucketUnknown
 }
+
+// lineNamesFailure: a changed line shares a word with the failure's own
+// evidence (quotes, details, peers), the reporter's words left out.
+func (ev *evidence) lineNamesFailure(l changeLine, c *candidate) bool {
+	var b strings.Builder
+	for _, f := range c.Support {
+		b.WriteString(f.Quote + "\n" + f.Exception + "\n" + f.Peer + "\n" + f.Attrs["detail"] + "\n" + f.Attrs["dependency"] + "\n")
+	}
+	failure := wordsOf(b.String())
+	for w := range wordsOf(l.text) {
+		if failure[w] && !timeoutWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// timeoutWords name a kind of setting, not which one.
+var timeoutWords = map[string]bool{"timeout": true, "timeouts": true, "deadline": true, "retries": true, "retry": true, "limit": true, "limits": true}
 
 // recurringRecords returns the records most of the candidate's failures
 // carry, when failures follow a few specific records.
@@ -291,6 +317,9 @@ func (ev *evidence) bucketDoubt(h *hypothesis, bucket Bucket, anchoredPath strin
 		}
 		if c.infra > 0 {
 			return "infrastructure"
+		}
+		if _, cfg := ev.configChange(c); cfg {
+			return "infrastructure (a setting of the kind that bounds these failures changed before them)"
 		}
 	}
 	return ""
