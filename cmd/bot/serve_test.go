@@ -67,7 +67,7 @@ func TestLoadServeEnvErrorsNameVariablesNotValues(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{"SLACK_APP_TOKEN is required", "SLACK_BOT_TOKEN must be a bot token", "AUTOHEAL_ENCRYPTION_KEY",
 		"AUTOHEAL_MIN_BAND", "AUTOHEAL_CONCURRENCY", "LOKI_URL: loki_url: must be an http(s) URL", "AUTOHEAL_APPROVERS",
-		`AUTOHEAL_ADMINS: invalid Slack user or user group: "@bob"`, `AUTOHEAL_ALLOWED_HOSTS: not a host name, IP address or *.domain (with an optional :port): "https://grafana.example/"`} {
+		`AUTOHEAL_ADMINS: invalid Slack user or user group: "@bob"`, `AUTOHEAL_ALLOWED_HOSTS: not a host name, IP address, *.domain or address range such as 10.0.0.0/8 (with an optional :port): "https://grafana.example/"`} {
 		assert.Contains(t, msg, want)
 	}
 	assert.NotContains(t, msg, secret)
