@@ -186,6 +186,7 @@ var Catalogue = []Signature{
 	sig("k8s-job-backoff", "k8s", `BackoffLimitExceeded|Job has reached the specified backoff limit`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 45, "Job failed (backoff limit reached)"),
 	sig("k8s-cert-not-ready", "k8s", `Certificate \S+ is not Ready|[Ii]ssuer \S+ (?:not found|does not exist|is not ready)|IssuerNotFound|IssuerNotReady`, ErrTLS, BucketInfrastructure, RoleCause, true, 86, "certificate not issued (issuer missing or not ready)"),
 	sig("k8s-rollout-stuck", "k8s", `ProgressDeadlineExceeded|exceeded its progress deadline`, ErrUnknown, BucketInfrastructure, RoleSymptom, true, 45, "rollout stuck (progress deadline exceeded)"),
+	sig("k8s-lifecycle-hook", "k8s", `Failed(?:PreStop|PostStart)Hook|(?:PreStop|PostStart)Hook failed|(?:Exec|HTTP) lifecycle hook \(.*\) for Container "[^"]+" in Pod "[^"]+" failed`, ErrConfig, BucketInfrastructure, RoleCause, true, 86, "container lifecycle hook (preStop/postStart) fails"),
 	sig("k8s-node-notready", "k8s", `NodeNotReady|Kubelet stopped posting node status|node \S+ is NotReady`, ErrDependency, BucketInfrastructure, RoleCause, true, 70, "node NotReady"),
 
 	// Test runners: a failed assertion in CI (Jest, pytest, go test, JUnit).

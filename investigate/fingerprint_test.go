@@ -44,6 +44,8 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{`Error creating: pods "exporter-7d4b9c6f5-" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi`, "k8s-limitrange", ErrConfig},
 		{`failed to get cpu utilization: missing request for cpu in container web of Pod web-6c7d8x9f5b-kkzkk`, "k8s-hpa-no-requests", ErrConfig},
 		{`DeadlineExceeded: Job was active longer than specified deadline`, "k8s-job-deadline", ErrTimeout},
+		{`FailedPreStopHook: PreStopHook failed: rpc error: code = Unknown desc = failed to exec in container: exec: "sleep": executable file not found in $PATH: unknown`, "k8s-lifecycle-hook", ErrConfig},
+		{`Exec lifecycle hook ([/bin/register]) for Container "exporter" in Pod "search-1_shop(0b1c)" failed - error: command '/bin/register' exited with 126`, "k8s-lifecycle-hook", ErrConfig},
 		{`Error: couldn't find key DB_PASSWORD in Secret shop/orders-db`, "k8s-configerror", ErrConfig},
 		{"The node was low on resource: memory. Container report was using 3Gi", "k8s-evicted", ErrResourceExhaustion},
 		{"Readiness probe failed: Get \"http://10.1.2.3:8080/healthz\": dial tcp 10.1.2.3:8080: connect: connection refused", "k8s-probe", ErrConfig},

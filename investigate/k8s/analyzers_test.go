@@ -383,3 +383,36 @@ func TestRolloutAnalyzer(t *testing.T) {
 	noFault(t, fs, "web")           // progressing normally
 	noFault(t, fs, "node-exporter") // every pod updated
 }
+
+func TestLifecycleHookAnalyzer(t *testing.T) {
+	fs := lifecycleFaults(loadCluster(t, "lifecycle", nil))
+
+	// Events of pods of revisions already rolled away (hashes the pod list
+	// no longer shows) are the Deployment's; its hook's command is at fault.
+	f := only(t, fs, "web")
+	assert.Equal(t, "Deployment", f.Ref.Kind)
+	assert.Equal(t, "spec.template.spec.containers[web].lifecycle.preStop.exec.command", f.Ref.Field)
+	assert.Equal(t, "sleep 10", f.Ref.Value)
+	assert.Equal(t, "k8s-lifecycle-hook", f.Signature)
+	assert.Equal(t, "sleep", f.Attrs["missing_executable"])
+	assert.Equal(t, 3, f.Count)
+	assert.Equal(t, mustTime("2026-03-02T08:10:01Z"), f.Time)
+	assert.Equal(t, mustTime("2026-03-02T09:41:01Z"), f.Last)
+	assert.Contains(t, f.Message, "SIGTERM without the delay")
+
+	// The event names the container among several with a postStart hook.
+	f = only(t, fs, "search")
+	assert.Equal(t, "StatefulSet", f.Ref.Kind)
+	assert.Equal(t, "spec.template.spec.containers[search].lifecycle.postStart.httpGet.path", f.Ref.Field)
+	assert.Equal(t, "/warm", f.Ref.Value)
+	assert.Empty(t, f.Attrs["missing_executable"])
+
+	// No manifest read for the pod's workload: nothing to name.
+	noFault(t, fs, "gone")
+	noFault(t, fs, "gone-7d9c4f5b6-x2kqz")
+
+	fd, ok := only(t, fs, "web").finding()
+	require.True(t, ok)
+	assert.Equal(t, investigate.BucketInfrastructure, investigate.SignatureByID(fd.Signature).Bucket)
+	assert.Equal(t, mustTime("2026-03-02T09:41:01Z"), fd.LastTime)
+}

@@ -26,7 +26,9 @@ type fault struct {
 	// Evidence quotes what shows it (an event, a log line, a condition).
 	Evidence string
 	Time     time.Time
-	Count    int
+	// Last is when it was last seen failing (Time when zero).
+	Last  time.Time
+	Count int
 	// Container names the container when the field is one of its own.
 	Container string
 	// Extra attributes (the peer a policy blocks, the verb refused...).
@@ -66,12 +68,16 @@ func (f fault) finding() (investigate.Finding, bool) {
 	if f.Capacity {
 		at[investigate.AttrCapacity] = "true"
 	}
+	last := f.Time
+	if f.Last.After(last) {
+		last = f.Last
+	}
 	q := f.Message
 	if f.Evidence != "" && !strings.Contains(q, f.Evidence) {
 		q += " (" + investigate.Quote(f.Evidence, 160) + ")"
 	}
 	return investigate.Finding{Kind: investigate.KindK8sEvent, Family: investigate.FamilyK8s, Service: f.Workload,
-		ErrorType: sig.ErrorType, Signature: sig.ID, Time: f.Time, LastTime: f.Time, Count: max(f.Count, 1),
+		ErrorType: sig.ErrorType, Signature: sig.ID, Time: f.Time, LastTime: last, Count: max(f.Count, 1),
 		Quote: investigate.Quote(q, 320), Attrs: at}, true
 }
 
@@ -99,6 +105,7 @@ var analyzers = []analyzerSpec{
 	{"certificate", certificateFaults},
 	{"node", nodeFaults},
 	{"rollout", rolloutFaults},
+	{"lifecycle-hook", lifecycleFaults},
 }
 
 // runAnalyzers runs every analyzer and merges faults about the same field.

@@ -114,6 +114,35 @@ type container struct {
 	ReadinessProbe *probe `json:"readinessProbe"`
 	LivenessProbe  *probe `json:"livenessProbe"`
 	StartupProbe   *probe `json:"startupProbe"`
+	Lifecycle      *struct {
+		PreStop   *hook `json:"preStop"`
+		PostStart *hook `json:"postStart"`
+	} `json:"lifecycle"`
+}
+
+// hook is a container lifecycle handler (preStop, postStart).
+type hook struct {
+	Exec *struct {
+		Command []string `json:"command"`
+	} `json:"exec"`
+	HTTPGet *struct {
+		Path string      `json:"path"`
+		Port intOrString `json:"port"`
+	} `json:"httpGet"`
+	Sleep *struct {
+		Seconds int `json:"seconds"`
+	} `json:"sleep"`
+}
+
+// hook returns the container's handler of a lifecycle phase (preStop, postStart).
+func (c *container) hook(phase string) *hook {
+	if c.Lifecycle == nil {
+		return nil
+	}
+	if phase == "postStart" {
+		return c.Lifecycle.PostStart
+	}
+	return c.Lifecycle.PreStop
 }
 
 func (c *container) ports() []string {

@@ -103,6 +103,22 @@ func TestWorkloadNames(t *testing.T) {
 	assert.Equal(t, "", ix.fromObjectName("Certificate", "ns", "unrelated"))
 }
 
+// An event about a pod of a revision already rolled away names the pod
+// only: it belongs to the workload that was read and prefixes its name,
+// whatever alphabet generated the hash and suffix.
+func TestPodNameOfKnownWorkload(t *testing.T) {
+	ix := newIndex([]workloadObj{
+		{Kind: "Deployment", Metadata: meta{Name: "menu-api", Namespace: "ns"}},
+		{Kind: "Deployment", Metadata: meta{Name: "cart", Namespace: "ns"}},
+	})
+	assert.Equal(t, "menu-api", ix.fromPodName("menu-api-c171bcbdf-36769"), "hex hash and numeric suffix")
+	assert.Equal(t, "menu-api", ix.resolve("ReplicaSet", "ns", "menu-api-c171bcbdf", nil), "a ReplicaSet named after it")
+	assert.Equal(t, "cart-worker", ix.fromPodName("cart-worker"), "a word is not a generated suffix")
+	assert.Equal(t, "cart-worker", ix.fromPodName("cart-worker-7d9c4f5b6-x2kqz"), "a workload not read keeps its own name")
+	assert.Equal(t, "cart-v2", ix.fromPodName("cart-v2"), "too short for a generated suffix")
+	assert.Equal(t, "other-c171bcbdf-36769", newIndex(nil).fromPodName("other-c171bcbdf-36769"), "nothing read, nothing guessed")
+}
+
 func TestJoinEntries(t *testing.T) {
 	py := []string{
 		"starting worker",

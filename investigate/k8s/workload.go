@@ -15,6 +15,10 @@ var (
 	jobSufRE   = regexp.MustCompile(`^(.+)-\d{6,}$`)
 	ordinalRE  = regexp.MustCompile(`^(.+)-\d+$`)
 	hashLabels = []string{"pod-template-hash", "controller-revision-hash"}
+	// generatedRE is a segment a controller may have generated (a hash, a
+	// suffix, an ordinal); with a digit or without vowels it is no word.
+	generatedRE = regexp.MustCompile(`^(?:\d+|[a-z0-9]{4,12})$`)
+	hashWordRE  = regexp.MustCompile(`^[bcdfghjklmnpqrstvwxz]{5,10}$`)
 )
 
 // index relates pods to the workloads that own them.
@@ -80,6 +84,9 @@ func (ix *index) resolve(kind, ns, name string, labels map[string]string) string
 		if m := rsHashRE.FindStringSubmatch(name); m != nil {
 			return m[1]
 		}
+		if w := ix.knownPrefix(name, 1); w != "" {
+			return w
+		}
 	case "Job":
 		if m := jobSufRE.FindStringSubmatch(name); m != nil {
 			return m[1]
@@ -91,6 +98,46 @@ func (ix *index) resolve(kind, ns, name string, labels map[string]string) string
 // fromPodName guesses the workload of a pod known only by name (an event
 // about a pod that no longer exists).
 func (ix *index) fromPodName(name string) string {
+	guess := ix.guessFromPodName(name)
+	if ix.known[guess] {
+		return guess
+	}
+	// A workload that was read names its pods <workload>-<hash>-<suffix>
+	// (Deployments) or <workload>-<suffix> (DaemonSets, StatefulSets):
+	// the pod of a rolled-out revision is still that workload's, whatever
+	// alphabet generated its suffixes.
+	if w := ix.knownPrefix(name, 2); w != "" {
+		return w
+	}
+	return guess
+}
+
+// knownPrefix is the longest known workload that name extends by one to
+// max generated segments ("" when none).
+func (ix *index) knownPrefix(name string, max int) string {
+	best := ""
+	for w := range ix.known {
+		rest, ok := strings.CutPrefix(name, w+"-")
+		if !ok || len(w) <= len(best) {
+			continue
+		}
+		segs := strings.Split(rest, "-")
+		if len(segs) > max {
+			continue
+		}
+		gen := true
+		for _, s := range segs {
+			gen = gen && generatedRE.MatchString(s) && (strings.ContainsAny(s, "0123456789") || hashWordRE.MatchString(s))
+		}
+		if gen {
+			best = w
+		}
+	}
+	return best
+}
+
+// guessFromPodName reads the workload from the shape of a pod's name alone.
+func (ix *index) guessFromPodName(name string) string {
 	base := name
 	if m := podSufRE.FindStringSubmatch(base); m != nil {
 		base = m[1]
