@@ -65,6 +65,8 @@ func keywordsFor(et ErrorType, sig string) []*regexp.Regexp {
 		return res(`(?i)pending`, `(?i)maxConnections|maxRequests|max_requests|max_connections|connectionPool`)
 	case sig == "consumer-rebalance":
 		return res(`(?i)poll|session|heartbeat|rebalanc`, `(?i)batch|max|records|timeout`)
+	case sig == "queue-redelivery":
+		return res(`(?i)visibility|ack_?deadline|ackDeadline|consumer_timeout|lock_?duration|lockDuration`, `(?i)timeout|deadline|extension`)
 	case et == ErrResourceExhaustion && sig == "server-connlimit":
 		// A server's connection limit is often set by a shared parameter
 		// group or config profile the change switched to.
@@ -583,10 +585,14 @@ func namedSettings(c *candidate) []string {
 var impliedSettings = map[string][]string{
 	"body-too-large":     {"proxy-body-size", "client_max_body_size", "client-max-body-size", "max_request_body_size", "maxRequestSize", "max-file-size", "max-request-size", "bodyLimit", "MaxRequestBodySize", "max_recv_msg_size", "MaxRecvMsgSize", "maxInboundMessageSize", "upload_max_filesize", "post_max_size"},
 	"consumer-rebalance": {"max.poll.interval.ms", "max_poll_interval_ms", "maxPollIntervalMs", "MaxPollIntervalMs", "max.poll.records", "max_poll_records", "maxPollRecords", "session.timeout.ms", "session_timeout_ms", "sessionTimeoutMs"},
-	"proxy-overflow":     {"http1MaxPendingRequests", "maxPendingRequests", "max_pending_requests"},
-	"server-connlimit":   {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
-	"php-memory":         {"memory_limit"},
-	"php-timeout":        {"max_execution_time"},
+	// A message processed longer than the queue lets it stay invisible.
+	"queue-redelivery": {"visibility_timeout_seconds", "visibility_timeout", "VisibilityTimeout", "visibilityTimeout", "VisibilityTimeoutSeconds",
+		"visibility-timeout", "ack_deadline_seconds", "ackDeadlineSeconds", "ack_deadline", "ackDeadline", "max_extension", "maxExtension",
+		"consumer_timeout", "x-consumer-timeout", "lock_duration", "LockDuration", "lockDuration", "visibility_timeout_ms"},
+	"proxy-overflow":   {"http1MaxPendingRequests", "maxPendingRequests", "max_pending_requests"},
+	"server-connlimit": {"max_connections", "max_client_conn", "maxclients", "max_user_connections", "default_pool_size"},
+	"php-memory":       {"memory_limit"},
+	"php-timeout":      {"max_execution_time"},
 	// "canceling statement due to statement timeout": the server's own
 	// per-statement limit, set per role, per database or by the client
 	// (PGOPTIONS, a connection string option).

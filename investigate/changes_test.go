@@ -69,6 +69,14 @@ func TestLimitsImplyTheirSettings(t *testing.T) {
 	assert.Contains(t, names, "client_max_body_size")
 	assert.True(t, containsSetting(`    nginx.ingress.kubernetes.io/proxy-body-size: "8m"`, names))
 
+	redelivered := &candidate{Service: "mailer", Signature: "queue-redelivery",
+		Support: []Finding{{Quote: "Failed to delete message: ReceiptHandleIsInvalid: The receipt handle has expired."}}}
+	names = namedSettings(redelivered)
+	assert.True(t, containsSetting(`  visibility_timeout_seconds = 30`, names), "Terraform's SQS queue")
+	assert.True(t, containsSetting(`      VisibilityTimeout: 30`, names), "CloudFormation")
+	assert.True(t, containsSetting(`  ackDeadlineSeconds: 10`, names), "Pub/Sub subscription")
+	assert.False(t, containsSetting(`  message_retention_seconds = 345600`, names))
+
 	other := &candidate{Service: "media-upload", Signature: "conn-refused", Support: []Finding{{Quote: "connect ECONNREFUSED 10.0.0.1:80"}}}
 	assert.NotContains(t, namedSettings(other), "proxy-body-size")
 }

@@ -44,6 +44,11 @@ func TestCatalogueMatchesRealErrors(t *testing.T) {
 		{`Error creating: pods "exporter-7d4b9c6f5-" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi`, "k8s-limitrange", ErrConfig},
 		{`failed to get cpu utilization: missing request for cpu in container web of Pod web-6c7d8x9f5b-kkzkk`, "k8s-hpa-no-requests", ErrConfig},
 		{`DeadlineExceeded: Job was active longer than specified deadline`, "k8s-job-deadline", ErrTimeout},
+		{`WARN -- : [Shoryuken] Failed to delete message: ReceiptHandleIsInvalid: The receipt handle has expired.`, "queue-redelivery", ErrTimeout},
+		{`botocore.errorfactory.ReceiptHandleIsInvalid: An error occurred (ReceiptHandleIsInvalid) when calling the DeleteMessage operation: The receipt handle has expired`, "queue-redelivery", ErrTimeout},
+		{`{"level":"warn","msg":"duplicate delivery","ApproximateReceiveCount":"3","messageId":"9f1c"}`, "queue-redelivery", ErrTimeout},
+		{`Channel error on connection <0.1234.0>: operation none caused a channel exception precondition_failed: delivery acknowledgement on channel 1 timed out. Timeout value used: 1800000 ms.`, "queue-redelivery", ErrTimeout},
+		{`pubsub: ack failed for message 4711: PERMANENT_FAILURE_INVALID_ACK_ID`, "queue-redelivery", ErrTimeout},
 		{`FailedPreStopHook: PreStopHook failed: rpc error: code = Unknown desc = failed to exec in container: exec: "sleep": executable file not found in $PATH: unknown`, "k8s-lifecycle-hook", ErrConfig},
 		{`Exec lifecycle hook ([/bin/register]) for Container "exporter" in Pod "search-1_shop(0b1c)" failed - error: command '/bin/register' exited with 126`, "k8s-lifecycle-hook", ErrConfig},
 		{`Error: couldn't find key DB_PASSWORD in Secret shop/orders-db`, "k8s-configerror", ErrConfig},
@@ -123,9 +128,11 @@ func TestCatalogueKeepsNoiseOut(t *testing.T) {
 		"KeyError: 'surge_multiplier'", // a code error, not missing configuration
 		"handler finished: 413 entries reconciled",
 		"checked 3 members of the group",
+		`{"event":"invoice_mailed","ApproximateReceiveCount":"1"}`, // a first delivery
 	} {
 		if s := Best(text); s != nil {
 			assert.NotEqual(t, "missing-env", s.ID, text)
+			assert.NotEqual(t, "queue-redelivery", s.ID, text)
 			assert.NotEqual(t, RoleCause == s.Role && s.Infra, true, "%s matched %s", text, s.ID)
 		}
 	}

@@ -394,6 +394,13 @@ func infraFix(ev *evidence, h *hypothesis, rc RootCause, m *ManifestField) Fix {
 		}
 		fix.Summary += " raise max.poll.interval.ms above the worst batch time or lower max.poll.records so a batch fits, and keep slow calls out of the poll loop."
 		fix.Steps = []string{"Compare the batch processing time with max.poll.interval.ms", "Raise max.poll.interval.ms or lower max.poll.records", "Watch the group's rebalance rate and consumer lag"}
+	case c.Signature == "queue-redelivery":
+		fix.Summary = fmt.Sprintf("The consumers of %s take longer on a message than the queue keeps it invisible (its visibility timeout or ack deadline) (%s): the queue hands the message to another consumer while the first still works, both finish, the late acknowledgement or delete is refused, and the work is done more than once until the message reaches the dead-letter queue.", c.Service, Quote(bestQuote(c), 120))
+		if m != nil {
+			fix.Summary += fmt.Sprintf(" %s = %s (%s:%d) is below the time one message takes:", m.Path, m.Value, m.File, m.Line)
+		}
+		fix.Summary += " raise the visibility timeout / ack deadline above the worst processing time (or extend it while processing: ChangeMessageVisibility, modifyAckDeadline), make the handler idempotent on the message's business key, then redrive the dead-letter queue."
+		fix.Steps = []string{"Compare the slowest processing time with the queue's visibility timeout / ack deadline", "Raise the timeout or extend visibility while processing", "Deduplicate on the message's business key and redrive the dead-letter queue"}
 	case c.Signature == "tls-hostname":
 		fix.Summary = fmt.Sprintf("The certificate presented to %s's clients does not name the host they connect to (%s): it was issued or rotated without that subject alternative name. Reissue it with every DNS name clients use (the Service's cluster DNS names included), or point clients at a name the certificate carries; do not disable hostname verification.", c.Service, Quote(bestQuote(c), 120))
 		fix.Steps = []string{"Compare the certificate's SANs (openssl s_client -connect … | openssl x509 -noout -ext subjectAltName) with the host clients dial", "Reissue the certificate with the missing names (cert-manager Certificate dnsNames)", "Restart or reload the servers and clients that cache it"}
