@@ -521,7 +521,26 @@ func (ev *evidence) namedConfigChange(c *candidate) (changeLine, bool) {
 			}
 		}
 	}
+	// The very limit that fires (a statement timeout, a visibility
+	// timeout), set for the whole namespace: shared values every workload
+	// of the namespace is rendered with.
+	if implied := impliedSettings[c.Signature]; len(implied) > 0 && ev.issue.Namespace != "" {
+		for _, attr := range []string{"added", "removed"} {
+			for _, l := range ev.changeLinesOf(attr, func(f Finding) bool { return IsConfigPath(f.File) && ev.inNamespaceDir(f.File) }) {
+				if containsSetting(l.text, implied) {
+					return l, true
+				}
+			}
+		}
+	}
 	return changeLine{}, false
+}
+
+// inNamespaceDir: the file lies under a directory named after the
+// incident's namespace (deploy/helm/<namespace>/values-prod.yaml).
+func (ev *evidence) inNamespaceDir(file string) bool {
+	ns := strings.ToLower(ev.issue.Namespace)
+	return ns != "" && strings.Contains("/"+strings.ToLower(path.Dir(file))+"/", "/"+ns+"/")
 }
 
 var (

@@ -196,3 +196,32 @@ func TestLeakyReturnBeforeTheDeferredClose(t *testing.T) {
 	_, ok = (&evidence{onset: onset, findings: []Finding{fine}}).leakyReturnChange(&candidate{Service: "fare-aggregator"})
 	assert.False(t, ok, "returning on the call's own error leaks nothing")
 }
+
+// The very limit that fires, set in values shared by the namespace's
+// workloads (a chart-wide PGOPTIONS), is the change behind the failures of
+// a workload the file never names; a setting of another namespace is not.
+func TestImpliedSettingChangedForTheNamespace(t *testing.T) {
+	onset := time.Date(2026, 8, 21, 12, 6, 0, 0, time.UTC)
+	change := func(file string) Finding {
+		return Finding{Kind: KindChangeCorrelation, File: file, Time: onset.Add(-2 * time.Hour),
+			Attrs: map[string]string{"added": `12:     options: "-c statement_timeout=5s -c idle_in_transaction_session_timeout=30s"`}}
+	}
+	c := &candidate{Service: "statement-exporter", Signature: "db-statement-timeout", ErrorType: ErrTimeout,
+		Support: []Finding{{Quote: "psycopg.errors.QueryCanceled: canceling statement due to statement timeout"}}}
+
+	ev := &evidence{onset: onset, issue: Issue{Namespace: "core-banking"}, findings: []Finding{change("deploy/helm/core-banking/values-prod.yaml")}}
+	l, ok := ev.namedConfigChange(c)
+	require.True(t, ok)
+	assert.Equal(t, 12, l.line)
+	_, ok = ev.configChange(c)
+	assert.True(t, ok, "the change explains the timeout: not a flake")
+
+	ev = &evidence{onset: onset, issue: Issue{Namespace: "payments"}, findings: []Finding{change("deploy/helm/core-banking/values-prod.yaml")}}
+	_, ok = ev.namedConfigChange(c)
+	assert.False(t, ok, "another namespace's values")
+
+	ev = &evidence{onset: onset, issue: Issue{Namespace: "core-banking"}, findings: []Finding{change("deploy/helm/core-banking/values-prod.yaml")}}
+	other := &candidate{Service: "statement-exporter", Signature: "conn-refused", ErrorType: ErrNetwork, Support: []Finding{{Quote: "connection refused"}}}
+	_, ok = ev.namedConfigChange(other)
+	assert.False(t, ok, "a failure that is not that limit firing")
+}
