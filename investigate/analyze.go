@@ -39,6 +39,9 @@ type candidate struct {
 	logNovel  int
 	novelLvl  float64
 	novelties []Finding
+	// dataShift weighs evidence that the data changed under the service:
+	// a value shift in its routine lines, its last run's rejected input.
+	dataShift float64
 }
 
 // evidence is everything a round of tool calls established.
@@ -59,6 +62,9 @@ type evidence struct {
 	// change point.
 	impact time.Time
 	novel  []novelty
+	// earlier are log templates read before the window (the last run of a
+	// named service silent in it).
+	earlier []Finding
 }
 
 var remoteWrapRE = regexp.MustCompile(`(?i)rpc error: code = \w+ desc = |\b\d{1,2} (?:UNKNOWN|INTERNAL|UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|FAILED_PRECONDITION|RESOURCE_EXHAUSTED|CANCELLED): |StatusCode\.\w+|status(?: code)?[ =:]+5\d\d|returned (?:HTTP )?5\d\d|upstream|remote (?:error|service)|response from \S+:|Grpc\.Core\.RpcException|io\.grpc\.StatusRuntimeException|HttpRequestException|failed to call|error calling|call to \S+ failed`)
@@ -94,6 +100,10 @@ func newEvidence(issue Issue, receipts []Receipt) *evidence {
 		}
 		ev.okFamily[r.Family] = true
 		for _, f := range r.Findings {
+			if f.Kind == KindLogTemplate && beforeWindow(f, issue) {
+				ev.earlier = append(ev.earlier, f)
+				continue
+			}
 			ev.findings = append(ev.findings, f)
 			if f.Service != "" {
 				known[f.Service] = true
@@ -338,6 +348,7 @@ func (ev *evidence) candidates() []*candidate {
 	}
 	ev.framesFromTemplates(by)
 	ev.addNovelties(by, get, add)
+	ev.addDataEvidence(get, add)
 	// A service that fails its callers (refused, reset, unavailable,
 	// timed out) because of a cause of its own: an infrastructure signal or
 	// an error raised in its code at the same time. The callers' failed
@@ -755,7 +766,9 @@ func (ev *evidence) score(c *candidate) float64 {
 			s *= 0.5
 		}
 	}
-	return s
+	// Data that changed under the service is dated by its own evidence
+	// (aligned with the impact, or the job's last run), not by the onset.
+	return s + c.dataShift
 }
 
 // hypothesis is the engine's current answer.

@@ -66,6 +66,15 @@ func (e *Engine) Investigate(ctx context.Context, issue Issue) (*HealResult, err
 			h = ev.best()
 		}
 	}
+	// A named service with no line in the window (a batch job between
+	// runs): read its last run, once, up to a day back.
+	if svc := ev.silentNamed(); svc != "" && weakLead(h) && ctx.Err() == nil && e.has("logs_templates") && issue.End.Sub(issue.Start) < lookbackSpan {
+		from := issue.End.Add(-lookbackSpan)
+		e.CallAll(ctx, led, plannerDeterministic, []ToolCall{{Tool: "logs_templates", Args: map[string]any{
+			"services": []string{svc}, "start": rfc(from), "end": rfc(issue.Start)}}})
+		ev = newEvidence(issue, led.Receipts())
+		h = ev.best()
+	}
 	e.progress(h, ev)
 
 	// Runbooks that apply once the evidence names a service and a bucket
@@ -167,6 +176,13 @@ func (e *Engine) firstRound(issue Issue) []ToolCall {
 		calls = append(calls, ToolCall{Tool: "k8s_workload_status", Args: args})
 	}
 	return append(calls, e.runbookCalls(e.runbooksFor(issue, nil), nil)...)
+}
+
+// weakLead: the window's evidence does not already explain the impact
+// (no leader, or one seen by a single family with no failing trace and no
+// platform signal of its own).
+func weakLead(h *hypothesis) bool {
+	return h == nil || (len(evidenceFamilies(h.c)) < 2 && h.c.infra == 0 && h.c.traceOrigins == 0 && h.c.traceCallee == 0)
 }
 
 // widenedWindow is how far back an investigation looks when its window

@@ -77,6 +77,8 @@ func SummarizeTemplates(lines []LogLine, start, end time.Time, o TemplateOptions
 		sample   string
 		sampleAt time.Time
 		sampleLv int
+		raw      string // the sample's whole line (a JSON entry's fields, which the text leaves out)
+		params   *paramTracker
 	}
 	miners := map[string]*drain.Miner{}
 	byCluster := map[*drain.Cluster]*tmpl{}
@@ -101,7 +103,7 @@ func SummarizeTemplates(lines []LogLine, start, end time.Time, o TemplateOptions
 		c := m.Add(strings.Join(drain.TrimHeader(drain.Tokenize(head)), " "))
 		t := byCluster[c]
 		if t == nil {
-			t = &tmpl{svc: l.Service, cluster: c, counts: make([]float64, nb), levels: map[string]float64{}}
+			t = &tmpl{svc: l.Service, cluster: c, counts: make([]float64, nb), levels: map[string]float64{}, params: newParamTracker()}
 			byCluster[c] = t
 			order = append(order, t)
 		}
@@ -122,8 +124,9 @@ func SummarizeTemplates(lines []LogLine, start, end time.Time, o TemplateOptions
 		// The most severe sample, and of those the first: it is what the
 		// catalogue types and what the result quotes.
 		if lv := levelRank(level); t.sample == "" || lv > t.sampleLv || (lv == t.sampleLv && l.Time.Before(t.sampleAt)) {
-			t.sample, t.sampleAt, t.sampleLv = text, l.Time, lv
+			t.sample, t.sampleAt, t.sampleLv, t.raw = text, l.Time, lv, l.Line
 		}
+		t.params.add(l.Time, head, w)
 	}
 	// Keep the most telling per service: a template whose rate rises the
 	// most inside the window first, then the loudest.
@@ -161,14 +164,18 @@ func SummarizeTemplates(lines []LogLine, start, end time.Time, o TemplateOptions
 	out := make([]Finding, 0, len(kept))
 	for _, t := range kept {
 		tpl := t.cluster.Template()
+		attrs := map[string]string{
+			"template": tpl,
+			"level":    dominant(t.levels),
+			"sample":   QuoteLines(t.sample, 1500),
+			"buckets":  EncodeBuckets(start, step, t.counts),
+		}
+		if raw := strings.TrimSpace(t.raw); raw != strings.TrimSpace(t.sample) && strings.HasPrefix(raw, "{") {
+			attrs["raw"] = Quote(raw, 600)
+		}
+		t.params.attrs(attrs)
 		out = append(out, Finding{Kind: KindLogTemplate, Family: FamilyLogs, Service: t.svc, Quote: Quote(tpl, 200),
-			Time: t.first, LastTime: t.last, Count: int(t.total + 0.5),
-			Attrs: map[string]string{
-				"template": tpl,
-				"level":    dominant(t.levels),
-				"sample":   QuoteLines(t.sample, 1500),
-				"buckets":  EncodeBuckets(start, step, t.counts),
-			}})
+			Time: t.first, LastTime: t.last, Count: int(t.total + 0.5), Attrs: attrs})
 	}
 	return out
 }
