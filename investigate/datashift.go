@@ -233,8 +233,8 @@ func (ev *evidence) lastRun() []Finding {
 		}
 		if r := t.Attrs["rejection"]; r != "" {
 			p := strings.Split(r, "\t")
-			if len(p) == 6 {
-				ratio, _ := strconv.ParseFloat(p[4], 64)
+			if len(p) == 5 {
+				ratio, _ := strconv.ParseFloat(p[3], 64)
 				if ratio > worst {
 					worst, summary = ratio, t
 				}
@@ -267,7 +267,7 @@ func (ev *evidence) lastRun() []Finding {
 		p := strings.Split(summary.Attrs["rejection"], "\t")
 		what += fmt.Sprintf("; summary %s %s %s (%.0f%% rejected)", p[0], p[1], p[2], 100*worst)
 		attrs["summary"] = strings.Join(p[:3], " ")
-		attrs["rejected_share"] = p[4]
+		attrs["rejected_share"] = p[3]
 	}
 	f := Finding{Kind: KindLastRun, Family: FamilyLogs, Service: t.Service, ErrorType: ErrDataValidation, Signature: "invalid-value",
 		Time: t.Time, LastTime: t.LastTime, Count: t.Count, Quote: what, Attrs: attrs}
