@@ -509,14 +509,28 @@ var genericSuffix = map[string]bool{"api": true, "svc": true, "service": true, "
 // env var, the setting — in a file of the service or its namespace.
 func (ev *evidence) namedConfigChange(c *candidate) (changeLine, bool) {
 	names := namedSettings(c)
-	if len(names) == 0 {
-		return changeLine{}, false
-	}
+	prose := phraseText(failureProse(c))
 	for _, attr := range []string{"added", "removed"} {
+		var chart []changeLine // in the service's chart, not in its own files
 		for _, l := range ev.changeLinesOf(attr, func(f Finding) bool {
-			return IsConfigPath(f.File) && (ev.relatedTo(f, c.Service) || ev.namespaceWide(f, c))
+			return IsConfigPath(f.File) && (ev.relatedTo(f, c.Service) || ev.namespaceWide(f, c) || ev.serviceManifestFile(f.File, c.Service))
 		}) {
-			if containsSetting(l.text, names) {
+			if !ev.relatedTo(l.change, c.Service) && !ev.namespaceWide(l.change, c) {
+				chart = append(chart, l)
+				continue
+			}
+			if containsSetting(l.text, names) || len(phraseNamedSettings(l.text, prose)) > 0 {
+				return l, true
+			}
+		}
+		// A shared values file of the chart that deploys the service (a
+		// global block every workload reads): a line that configures no
+		// other service and holds the setting the failure names.
+		for _, l := range chart {
+			if ev.mentionsOtherService(l, c.Service) {
+				continue
+			}
+			if containsSetting(l.text, names) || len(phraseNamedSettings(l.text, prose)) > 0 {
 				return l, true
 			}
 		}
@@ -541,6 +555,16 @@ func (ev *evidence) namedConfigChange(c *candidate) (changeLine, bool) {
 func (ev *evidence) inNamespaceDir(file string) bool {
 	ns := strings.ToLower(ev.issue.Namespace)
 	return ns != "" && strings.Contains("/"+strings.ToLower(path.Dir(file))+"/", "/"+ns+"/")
+}
+
+// failureProse is the text of a candidate's own failures: quotes,
+// exceptions, details and causes.
+func failureProse(c *candidate) string {
+	var b strings.Builder
+	for _, f := range c.Support {
+		b.WriteString(f.Quote + "\n" + f.Exception + "\n" + f.Attrs["detail"] + "\n" + f.Attrs["causes"] + "\n" + f.Attrs["message"] + "\n")
+	}
+	return b.String()
 }
 
 var (

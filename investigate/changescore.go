@@ -288,6 +288,16 @@ func failureWords(ev *evidence, c *candidate) map[string]bool {
 			delete(words, p)
 		}
 	}
+	// Adjacent words are the parts of the setting the failure describes
+	// ("canceling statement due to statement timeout": statement_timeout),
+	// even when one of them is also part of the service's name: the
+	// compound names a setting, not the service.
+	svc := NormalizeServiceName(c.Service)
+	for _, bg := range phraseBigrams(b.String()) {
+		if NormalizeServiceName(bg) != svc {
+			words[bg] = true
+		}
+	}
 	return words
 }
 

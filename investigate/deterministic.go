@@ -995,7 +995,14 @@ func describeCause(h *hypothesis, rc RootCause, m *ManifestField, change Finding
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s in %s", capitalize(what), c.Service)
+	if rc.Service != "" && rc.Service != c.Service {
+		// The failure was re-attributed (a CI runner's failure to the
+		// project under test, a callee's to its caller): name the owner,
+		// and where it was seen.
+		fmt.Fprintf(&b, "%s in %s (seen in %s)", capitalize(what), rc.Service, c.Service)
+	} else {
+		fmt.Fprintf(&b, "%s in %s", capitalize(what), c.Service)
+	}
 	if rc.File != "" && m == nil {
 		fmt.Fprintf(&b, " at %s:%d", rc.File, rc.Line)
 		if rc.Function != "" {
