@@ -530,7 +530,7 @@ func (ev *evidence) namedConfigChange(c *candidate) (changeLine, bool) {
 			if ev.mentionsOtherService(l, c.Service) {
 				continue
 			}
-			if containsSetting(l.text, names) || len(phraseNamedSettings(l.text, prose)) > 0 {
+			if len(phraseNamedSettings(l.text, prose)) > 0 {
 				return l, true
 			}
 		}

@@ -293,8 +293,13 @@ func failureWords(ev *evidence, c *candidate) map[string]bool {
 	// even when one of them is also part of the service's name: the
 	// compound names a setting, not the service.
 	svc := NormalizeServiceName(c.Service)
+	own := map[string]bool{}
+	for _, p := range strings.FieldsFunc(strings.ToLower(c.Service), func(r rune) bool { return r == '-' || r == '_' }) {
+		own[p] = true
+	}
 	for _, bg := range phraseBigrams(b.String()) {
-		if NormalizeServiceName(bg) != svc {
+		parts := strings.FieldsFunc(bg, func(r rune) bool { return r == '-' || r == '_' })
+		if len(parts) == 2 && (own[parts[0]] || own[parts[1]]) && NormalizeServiceName(bg) != svc {
 			words[bg] = true
 		}
 	}

@@ -390,6 +390,7 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	slowPick := false
 	var brokenFor []string // consumers of a shared schema a producer changed
 	var handover string    // the model callback that hands a record over before commit
+	var originOf string    // the callee whose failures a caller's change causes
 	var handoverLine int
 	switch bucket {
 	case BucketCodeBug:
@@ -440,6 +441,16 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 			var owner string
 			if leak, owner, hasLeak = ev.validationChange(c); hasLeak && owner != "" {
 				rc.Service = owner // the producer whose change broke the contract
+			}
+		}
+		// A callee rejecting what its callers send, unchanged for long,
+		// while the caller sending it changed just before: the caller's
+		// change is the origin, the callee the victim.
+		if !hasLeak && requestShaped(c.ErrorType) {
+			if l, caller, heur, ok := ev.callerOriginChange(c); ok {
+				leak, hasLeak = l, true
+				rc.Service, originOf = caller, c.Service
+				slowPick = slowPick || heur
 			}
 		}
 	case BucketFlake:
@@ -701,6 +712,9 @@ func (e *Engine) Conclude(issue Issue, receipts []Receipt, ev *evidence, h *hypo
 	if len(brokenFor) > 0 {
 		rc.Description = fmt.Sprintf("%s changed the shared schema %s (%s:%d, in %s) incompatibly: %s, built against the previous version, now decode its messages wrong and fail. Evidence: %q.",
 			rc.Service, path.Base(rc.File), rc.File, rc.Line, change.Quote, strings.Join(brokenFor, " and "), Quote(bestQuote(c), 160))
+	}
+	if originOf != "" {
+		rc.Description += fmt.Sprintf(" %s's requests to %s changed just before the failures, while %s had not changed for longer: %s only reports what %s now sends.", rc.Service, originOf, originOf, originOf, rc.Service)
 	}
 	if unresolved != "" {
 		rc.Description += fmt.Sprintf(" The host %s does not resolve, and the changed setting at %s:%d is what names it: check it for a typo.", unresolved, rc.File, rc.Line)

@@ -19,6 +19,9 @@ var phraseWordRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9]*`)
 // max-connections, lockTimeout).
 var identRE = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
 
+// settingAfterNameRE: what follows a setting's name on its line: = or : and a value.
+var settingAfterNameRE = regexp.MustCompile(`^["']?\s*[:=]\s*["']?[^\s"'{}\[\]#]`)
+
 var camelBreakRE = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // identParts splits an identifier into its lower-cased words.
@@ -39,7 +42,16 @@ func phraseText(text string) string {
 // every setting shares (timeout, max, size).
 func phraseNamedSettings(line, prose string) []string {
 	var out []string
-	for _, id := range identRE.FindAllString(line, 20) {
+	for _, loc := range identRE.FindAllStringIndex(line, 20) {
+		id := line[loc[0]:loc[1]]
+		// A setting with its value (statement_timeout=5s, lockTimeout: 2s),
+		// not a section header (livenessProbe:) the prose also names.
+		if !settingAfterNameRE.MatchString(line[loc[1]:]) {
+			continue
+		}
+		if loc[0] > 0 && strings.ContainsRune("/.@:", rune(line[loc[0]-1])) {
+			continue // part of a path, host or image reference (repo/name:tag)
+		}
 		parts := identParts(id)
 		if len(parts) < 2 || len(parts) > 5 {
 			continue
@@ -94,7 +106,8 @@ func (ev *evidence) serviceManifestFile(file, service string) bool {
 		if samePath(f.File, file) {
 			return true
 		}
-		if d := chartOf(f.File); d != "." && d != "/" && chartOf(file) == d {
+		// The values file of the Helm chart whose templates deploy it.
+		if path.Base(path.Dir(f.File)) == "templates" && strings.HasPrefix(path.Base(file), "values") && path.Dir(file) == chartOf(f.File) {
 			return true
 		}
 	}
