@@ -3,7 +3,7 @@ GO        ?= go
 SCENARIO  ?= testdata/examples/checkout-fails-payment-typeerror
 EXAMPLES  ?= testdata/examples
 CORPUS    ?= testdata/scenarios testdata/holdout testdata/holdout2 testdata/holdout3 testdata/holdout4 testdata/holdout5 testdata/holdout6 \
-             testdata/holdout7 testdata/holdout8 testdata/holdout9 testdata/holdout10 testdata/holdout11 testdata/k8s
+             testdata/holdout7 testdata/holdout8 testdata/holdout9 testdata/holdout10 testdata/holdout11 testdata/holdout12 testdata/k8s
 BIN       := bin/bot
 
 .PHONY: all build test test-short race vet tidy-check bench demo eval fuzz clean helm-check image-check jaeger
