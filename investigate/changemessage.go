@@ -71,12 +71,8 @@ func addedMessage(change Finding, messages []failureMessage) (int, string, bool)
 	if len(messages) == 0 || testPathRE.MatchString(change.File) {
 		return 0, "", false // a test that asserts the message is not where it is raised
 	}
-	for _, row := range strings.Split(change.Attrs["added"], "\n") {
-		i := strings.IndexByte(row, ':')
-		if i <= 0 {
-			continue
-		}
-		for _, m := range literalRE.FindAllStringSubmatch(row[i+1:], -1) {
+	for _, row := range diffRows(change.Attrs["added"]) {
+		for _, m := range literalRE.FindAllStringSubmatch(row.text, -1) {
 			frags := messageFragments(m[1] + m[2] + m[3])
 			if len(frags) == 0 {
 				continue
@@ -92,18 +88,8 @@ func addedMessage(change Finding, messages []failureMessage) (int, string, bool)
 						break
 					}
 				}
-				if all {
-					n := 0
-					for _, r := range row[:i] {
-						if r < '0' || r > '9' {
-							n = -1
-							break
-						}
-						n = n*10 + int(r-'0')
-					}
-					if n > 0 {
-						return n, row[i+1:], true
-					}
+				if all && row.n > 0 {
+					return row.n, row.text, true
 				}
 			}
 		}

@@ -102,6 +102,29 @@ func (ev *evidence) recentChangeLines(filter func(Finding) bool) []changeLine {
 	return ev.addedLinesBefore(filter, ev.onset, recentLookback)
 }
 
+// numberedLine is one line of a source window or a diff: its number and text.
+type numberedLine struct {
+	n    int
+	text string
+}
+
+// diffRows parses a change's "n:text" rows.
+func diffRows(attr string) []numberedLine {
+	var out []numberedLine
+	for _, row := range strings.Split(attr, "\n") {
+		i := strings.IndexByte(row, ':')
+		if i <= 0 {
+			continue
+		}
+		n, err := strconv.Atoi(row[:i])
+		if err != nil {
+			continue
+		}
+		out = append(out, numberedLine{n: n, text: row[i+1:]})
+	}
+	return out
+}
+
 // addedLinesBefore lists the added lines of the changes filter accepts made
 // within lookback before ref, newest change first.
 func (ev *evidence) addedLinesBefore(filter func(Finding) bool, ref time.Time, lookback time.Duration) []changeLine {
@@ -113,16 +136,8 @@ func (ev *evidence) addedLinesBefore(filter func(Finding) bool, ref time.Time, l
 		if !changedBefore(f.Time, ref, lookback) {
 			continue
 		}
-		for _, row := range strings.Split(f.Attrs["added"], "\n") {
-			i := strings.IndexByte(row, ':')
-			if i <= 0 {
-				continue
-			}
-			n, err := strconv.Atoi(row[:i])
-			if err != nil {
-				continue
-			}
-			out = append(out, changeLine{change: f, line: n, text: row[i+1:]})
+		for _, row := range diffRows(f.Attrs["added"]) {
+			out = append(out, changeLine{change: f, line: row.n, text: row.text})
 		}
 	}
 	// Newest change first: the last thing that changed before the impact.
@@ -386,16 +401,8 @@ func (ev *evidence) validationChange(c *candidate) (changeLine, string, bool) {
 			continue
 		}
 		for _, attr := range []string{"added", "removed"} {
-			for _, row := range strings.Split(f.Attrs[attr], "\n") {
-				i := strings.IndexByte(row, ':')
-				if i <= 0 {
-					continue
-				}
-				n, err := strconv.Atoi(row[:i])
-				if err != nil {
-					continue
-				}
-				lines = append(lines, changeLine{change: f, line: n, text: row[i+1:]})
+			for _, row := range diffRows(f.Attrs[attr]) {
+				lines = append(lines, changeLine{change: f, line: row.n, text: row.text})
 			}
 		}
 	}

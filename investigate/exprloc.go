@@ -164,12 +164,6 @@ func exprScore(line string, exprs []exprPattern) int {
 	return s
 }
 
-// numberedLine is one line of a source window or a diff: its number and text.
-type numberedLine struct {
-	n    int
-	text string
-}
-
 // windowRows parses a source window ("> 29  text" / "  30  text").
 func windowRows(window []string) []numberedLine {
 	var out []numberedLine
@@ -242,16 +236,8 @@ func (ev *evidence) exprChange(c *candidate, exprs []exprPattern) (changeLine, b
 			continue
 		}
 		for _, attr := range []string{"added", "context"} {
-			for _, row := range strings.Split(f.Attrs[attr], "\n") {
-				i := strings.IndexByte(row, ':')
-				if i <= 0 {
-					continue
-				}
-				n, err := strconv.Atoi(row[:i])
-				if err != nil {
-					continue
-				}
-				s := exprScore(row[i+1:], exprs) * 2
+			for _, row := range diffRows(f.Attrs[attr]) {
+				s := exprScore(row.text, exprs) * 2
 				if s == 0 {
 					continue
 				}
@@ -259,7 +245,7 @@ func (ev *evidence) exprChange(c *candidate, exprs []exprPattern) (changeLine, b
 					s++
 				}
 				if s > bestScore || (s == bestScore && f.Time.After(best.change.Time)) {
-					best, bestScore = changeLine{change: f, line: n, text: row[i+1:]}, s
+					best, bestScore = changeLine{change: f, line: row.n, text: row.text}, s
 				}
 			}
 		}

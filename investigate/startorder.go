@@ -2,7 +2,6 @@ package investigate
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -137,23 +136,6 @@ func (ev *evidence) replicaReadChange(c *candidate) (changeLine, bool) {
 		}
 	}
 	return best, bestScore > 0
-}
-
-// diffRows parses a change's "n:text" rows.
-func diffRows(attr string) []numberedLine {
-	var out []numberedLine
-	for _, row := range strings.Split(attr, "\n") {
-		i := strings.IndexByte(row, ':')
-		if i <= 0 {
-			continue
-		}
-		n, err := strconv.Atoi(row[:i])
-		if err != nil {
-			continue
-		}
-		out = append(out, numberedLine{n: n, text: row[i+1:]})
-	}
-	return out
 }
 
 const (
