@@ -34,9 +34,18 @@ func TestIncidentMemoryRecallsThePastIncident(t *testing.T) {
 		return m, job
 	}
 
+	// The result is marked posted before it is remembered: wait for both.
+	recall := func(job string) sessions.MemoryRecord {
+		var rec sessions.MemoryRecord
+		eventually(t, "the memory of "+job, func() bool {
+			r, err := rb.store.Recall(ctx, job)
+			rec = r
+			return err == nil
+		})
+		return rec
+	}
 	first, firstJob := investigateOnce()
-	rec1, err := rb.store.Recall(ctx, firstJob)
-	require.NoError(t, err)
+	rec1 := recall(firstJob)
 	assert.Equal(t, "ad", rec1.Service)
 	assert.Equal(t, "code_bug", rec1.Bucket)
 	assert.NotEmpty(t, rec1.Template)
@@ -50,14 +59,13 @@ func TestIncidentMemoryRecallsThePastIncident(t *testing.T) {
 	assert.Contains(t, text, "Seen before")
 	assert.Contains(t, text, "<#"+incidentChannel+">")
 	assert.Contains(t, text, "/archives/"+incidentChannel+"/p"+strings.ReplaceAll(first.ThreadTS, ".", ""), "a link to the first thread")
-	rec2, err := rb.store.Recall(ctx, secondJob)
-	require.NoError(t, err)
+	rec2 := recall(secondJob)
 	assert.Equal(t, rec1.Fingerprint, rec2.Fingerprint, "the same incident, the same fingerprint")
 	assert.Contains(t, text, "HIGH")
 
 	// The approver rejects the second one's fix.
 	rec := e.waitResult(t, secondJob)
-	_, err = e.sim.BlockAction(slacksim.BlockActionOptions{Channel: incidentChannel, MessageTS: rec.MessageTS, User: approver, ActionID: render.ActionReject})
+	_, err := e.sim.BlockAction(slacksim.BlockActionOptions{Channel: incidentChannel, MessageTS: rec.MessageTS, User: approver, ActionID: render.ActionReject})
 	require.NoError(t, err)
 	eventually(t, "the reject form", func() bool { return len(e.sim.Views()) == 1 })
 	sub, err := e.sim.ViewSubmission(slacksim.ViewSubmissionOptions{ViewID: e.sim.Views()[0].ID, User: approver,
